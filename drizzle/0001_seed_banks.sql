@@ -1,0 +1,25 @@
+-- Russian banks that take fast-payment (SBP) transfers; codes match the same-bank payment types.
+INSERT INTO "banks" ("code", "name", "sbp", "card") VALUES
+  ('sber', 'Sberbank', true, true),
+  ('tbank', 'T-Bank', true, true),
+  ('alfa', 'Alfa-Bank', true, true),
+  ('vtb', 'VTB', true, true),
+  ('gasprom', 'Gazprombank', true, true),
+  ('ozon', 'Ozon Bank', true, true),
+  ('raiffeisen', 'Raiffeisenbank', true, true),
+  ('psb', 'Promsvyazbank', true, true),
+  ('uralsib', 'Uralsib', true, true),
+  ('yumoney', 'YooMoney', true, false),
+  ('mts', 'MTS Bank', true, true),
+  ('ak_bars', 'Ak Bars Bank', true, true),
+  ('sovkom', 'Sovcombank', true, true),
+  ('wildberries', 'Wildberries Bank', true, true),
+  ('solidarnost', 'Solidarnost', true, true),
+  ('yandex', 'Yandex Bank', true, true),
+  ('rshb', 'Rosselkhozbank', true, true),
+  ('otp', 'OTP Bank', true, true),
+  ('rosbank', 'Rosbank', true, true),
+  ('pochta', 'Pochta Bank', true, true),
+  ('mkb', 'Moscow Credit Bank', true, true),
+  ('rsb', 'Russian Standard Bank', true, true)
+ON CONFLICT ("code") DO NOTHING;

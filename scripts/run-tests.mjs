@@ -1,0 +1,66 @@
+#!/usr/bin/env node
+// Runs every test file with node's test runner (through tsx). When TEST_DATABASE_URL or DATABASE_URL
+// points at PostgreSQL, a fresh database is created for the run and dropped after it, so no existing
+// data is touched; otherwise the tests use embedded PostgreSQL (PGlite) in memory.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import pg from 'pg';
+
+const root = new URL('..', import.meta.url).pathname;
+const filters = process.argv.slice(2);
+
+function findTests(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) out.push(...findTests(path));
+    else if (name.endsWith('.test.ts')) out.push(relative(root, path));
+  }
+  return out;
+}
+
+const files = ['src', 'test', 'packages']
+  .flatMap((d) => {
+    try {
+      return findTests(join(root, d));
+    } catch {
+      return [];
+    }
+  })
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
+
+const baseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+let dbName;
+const env = { ...process.env };
+delete env.DATABASE_URL;
+if (baseUrl) {
+  dbName = `payorders_test_${process.pid}_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${dbName}`;
+  env.TEST_DATABASE_URL = url.toString();
+  console.log(`Testing on PostgreSQL (fresh database ${dbName})`);
+} else {
+  delete env.TEST_DATABASE_URL;
+  console.log('Testing on embedded PostgreSQL (PGlite, in memory)');
+}
+
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+  { cwd: root, env, stdio: 'inherit' },
+);
+
+if (dbName) {
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+  await admin.end();
+}
+process.exit(result.status ?? 1);

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { registerJsonBody } from './http/json-body.js';
+import type { App } from './http/schemas.js';
+import { createValidatorCompiler } from './http/validation.js';
+import { type Clock, systemClock } from './lib/clock.js';
+import { createSecretBox } from './lib/secrets.js';
+import './http/request-context.js';
+import { createAdminAuth } from './modules/auth/admin-auth.js';
+import { createMerchantAuth } from './modules/auth/merchant-auth.js';
+import { banksAdminRoutes, banksRoutes } from './modules/banks/banks-routes.js';
+import { createBanksService } from './modules/banks/banks-service.js';
+import { healthRoutes } from './modules/health/health-routes.js';
+import { balanceRoutes } from './modules/ledger/balance-routes.js';
+import { createLedgerService } from './modules/ledger/ledger-service.js';
+import { merchantsAdminRoutes } from './modules/merchants/merchants-admin-routes.js';
+import { createMerchantsService } from './modules/merchants/merchants-service.js';
+import { createOrderLifecycle } from './modules/orders/order-lifecycle.js';
+import { ordersAdminRoutes } from './modules/orders/orders-admin-routes.js';
+import { ordersRoutes } from './modules/orders/orders-routes.js';
+import { createOrdersService } from './modules/orders/orders-service.js';
+import { ratesAdminRoutes } from './modules/rates/rates-admin-routes.js';
+import { createRatesService } from './modules/rates/rates-service.js';
+import { requisitesAdminRoutes } from './modules/requisites/requisites-admin-routes.js';
+import { createRequisitesService } from './modules/requisites/requisites-service.js';
+
+export interface AppDeps {
+  config: Config;
+  database: Database;
+  clock?: Clock;
+  /** Fastify logger options; false silences (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+/** Every service of the process, built from its dependencies: the one place where wiring happens. */
+export function createServices(deps: { config: Config; database: Database; clock: Clock }) {
+  const { config, database, clock } = deps;
+  const secretBox = createSecretBox(config.secretKey);
+  const merchants = createMerchantsService({ database, secretBox, clock });
+  const banks = createBanksService({ database });
+  const rates = createRatesService({ database, clock, maxAgeSeconds: config.rateMaxAgeSeconds });
+  const ledger = createLedgerService({ database });
+  const requisites = createRequisitesService({ database, clock, banks });
+  const lifecycle = createOrderLifecycle();
+  const orders = createOrdersService({
+    database,
+    clock,
+    rates,
+    lifecycle,
+    publicBaseUrl: config.publicBaseUrl,
+  });
+  return { merchants, banks, rates, ledger, requisites, orders };
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** Log options: JSON lines, request id on each, secrets and card data never written. */
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    redact: {
+      paths: [
+        'req.headers["client-api-key"]',
+        'req.headers["x-api-key"]',
+        'req.headers.authorization',
+        'req.headers.cookie',
+      ],
+      censor: '[redacted]',
+    },
+  };
+}
+
+/** Builds the HTTP application (routes, auth, errors) over the given database. Does not listen. */
+export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services }> {
+  const clock = deps.clock ?? systemClock;
+  const { config, database } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { coerceTypes: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as App;
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  registerJsonBody(app);
+  registerErrorHandler(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  const services = createServices({ config, database, clock });
+  const merchantAuth = createMerchantAuth(services.merchants);
+
+  healthRoutes(app, { database });
+  ordersRoutes(app, { orders: services.orders, merchantAuth });
+  balanceRoutes(app, { ledger: services.ledger, merchantAuth });
+  banksRoutes(app, { banks: services.banks, merchantAuth });
+
+  await app.register(async (admin: App) => {
+    admin.addHook('preValidation', createAdminAuth(config.adminToken));
+    merchantsAdminRoutes(admin, { merchants: services.merchants, ledger: services.ledger });
+    requisitesAdminRoutes(admin, { requisites: services.requisites });
+    ratesAdminRoutes(admin, { rates: services.rates });
+    ordersAdminRoutes(admin, { orders: services.orders });
+    banksAdminRoutes(admin, { banks: services.banks });
+  });
+
+  return { app, services };
+}

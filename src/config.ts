@@ -1,0 +1,158 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { randomToken } from './lib/secrets.js';
+
+/**
+ * Every environment variable the service reads, in one schema (README "Configuration" documents each).
+ * Parsed once at start by `loadConfig`; the result is frozen.
+ */
+const EnvSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('production'), Type.Literal('development'), Type.Literal('test')], {
+    default: 'development',
+  }),
+  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
+  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
+  ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
+  SECRET_KEY: Type.Optional(Type.String({ minLength: 32 })),
+  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info' },
+  ),
+  RATE_MAX_AGE: Type.Integer({ minimum: 1, default: 600 }),
+  EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 5000, default: 1000 }),
+  RUN_JOBS: Type.Boolean({ default: true }),
+  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576 }),
+});
+
+type Env = Static<typeof EnvSchema>;
+
+/** The parsed, frozen configuration. Durations in seconds unless the name says otherwise. */
+export interface Config {
+  readonly env: Env['NODE_ENV'];
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** Absent: embedded PostgreSQL (PGlite) in `dataDir`. */
+  readonly databaseUrl: string | undefined;
+  readonly dbPoolSize: number;
+  readonly adminToken: string;
+  readonly secretKey: string;
+  /** Base of `form_url`, without a trailing slash. */
+  readonly publicBaseUrl: string;
+  readonly logLevel: string;
+  /** Seconds after which an exchange rate counts as missing (decisions.md section 6). */
+  readonly rateMaxAgeSeconds: number;
+  readonly expiryIntervalMs: number;
+  /** Whether this process runs the background jobs (expiry sweeper, later the webhook dispatcher). */
+  readonly runJobs: boolean;
+  readonly bodyLimitBytes: number;
+  /** True when the admin token was generated at this start (the start banner shows it). */
+  readonly generatedSecrets: boolean;
+}
+
+/** A configuration error: names the variable; the start stops with this message. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const BOOLEAN_WORDS: Record<string, boolean> = {
+  true: true,
+  '1': true,
+  yes: true,
+  false: false,
+  '0': false,
+  no: false,
+};
+
+/** Reads the variables of the schema from `env`, converting numbers and booleans, applying defaults. */
+export function parseEnv(env: NodeJS.ProcessEnv): Env {
+  const raw: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(EnvSchema.properties)) {
+    const value = env[key];
+    if (value === undefined || value === '') continue;
+    const type = (schema as { type?: string }).type;
+    if (type === 'integer') raw[key] = /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+    else if (type === 'boolean') raw[key] = BOOLEAN_WORDS[value.trim().toLowerCase()] ?? value;
+    else raw[key] = value;
+  }
+  const withDefaults = Value.Default(EnvSchema, raw);
+  const first = Value.Errors(EnvSchema, withDefaults).First();
+  if (first) {
+    const name = first.path.replace(/^\//, '') || 'environment';
+    const shown =
+      name in raw && !/TOKEN|SECRET|DATABASE_URL/.test(name) ? ` (got "${String(raw[name])}")` : '';
+    throw new ConfigError(`Invalid ${name}${shown}: ${first.message}`);
+  }
+  return withDefaults as Env;
+}
+
+interface StoredSecrets {
+  adminToken: string;
+  secretKey: string;
+}
+
+/**
+ * For the embedded database only: a missing ADMIN_TOKEN / SECRET_KEY is generated once and kept in
+ * `<DATA_DIR>/secrets.json` (mode 0600) so that restarts keep the same keys.
+ */
+function embeddedSecrets(dataDir: string): { secrets: StoredSecrets; generated: boolean } {
+  const file = join(dataDir, 'secrets.json');
+  if (existsSync(file)) {
+    const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredSecrets;
+    return { secrets: stored, generated: false };
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const secrets = { adminToken: randomToken(32), secretKey: randomToken(32) };
+  writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+  return { secrets, generated: true };
+}
+
+/**
+ * Parses the environment once and returns a frozen Config.
+ * Throws ConfigError (naming the variable) on a bad value, or when a real database is configured
+ * without ADMIN_TOKEN / SECRET_KEY (only the embedded default may generate them).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const e = parseEnv(env);
+  const dataDir = resolve(e.DATA_DIR);
+  let adminToken = e.ADMIN_TOKEN;
+  let secretKey = e.SECRET_KEY;
+  let generated = false;
+  if (!adminToken || !secretKey) {
+    if (e.DATABASE_URL) {
+      throw new ConfigError(
+        `${adminToken ? 'SECRET_KEY' : 'ADMIN_TOKEN'} is required when DATABASE_URL is set (generate one with: openssl rand -hex 32)`,
+      );
+    }
+    const stored = embeddedSecrets(dataDir);
+    adminToken ??= stored.secrets.adminToken;
+    secretKey ??= stored.secrets.secretKey;
+    generated = stored.generated;
+  }
+  const publicBaseUrl = (
+    e.PUBLIC_BASE_URL ?? `http://${e.HOST === '0.0.0.0' ? '127.0.0.1' : e.HOST}:${e.PORT}`
+  ).replace(/\/+$/, '');
+  return Object.freeze({
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    dbPoolSize: e.DB_POOL_SIZE,
+    adminToken,
+    secretKey,
+    publicBaseUrl,
+    logLevel: e.LOG_LEVEL,
+    rateMaxAgeSeconds: e.RATE_MAX_AGE,
+    expiryIntervalMs: e.EXPIRY_INTERVAL_MS,
+    runJobs: e.RUN_JOBS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    generatedSecrets: generated,
+  });
+}

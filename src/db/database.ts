@@ -1,0 +1,124 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
+import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import { acquireDirectoryLock } from '../lib/directory-lock.js';
+import * as schema from './schema.js';
+
+export type Schema = typeof schema;
+/** The database handle every repository takes: the same query builder over node-postgres or PGlite. */
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+/** Either the database or an open transaction: repository functions accept both. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'postgres' | 'pglite';
+  /** Pool statistics for metrics; zeros on PGlite. */
+  poolStats(): { total: number; idle: number; waiting: number };
+  /** Resolves when a trivial query succeeds; rejects otherwise. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
+
+/** Key of the advisory lock that serialises migrations of concurrently starting processes. */
+const MIGRATION_LOCK_KEY = 727_401_001;
+
+/** Returns the rows of a `db.execute` result for both drivers (both expose `.rows`). */
+export function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}
+
+export interface OpenOptions {
+  databaseUrl?: string | undefined;
+  /** PGlite data directory; `undefined` means in memory (tests). */
+  dataDir?: string | undefined;
+  poolSize?: number;
+  /** Whether to apply pending migrations (default true). */
+  migrate?: boolean;
+}
+
+/**
+ * Opens the store of record: real PostgreSQL when `databaseUrl` is given, else PGlite in
+ * `<dataDir>/pgdata` guarded by a lock file so that two processes never open the same directory.
+ * Migrations (drizzle-kit folder) run before it returns; concurrent starts on PostgreSQL take turns.
+ */
+export async function openDatabase(options: OpenOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPglite(options);
+}
+
+async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
+  if (options.migrate !== false) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      await migrateNodePg(drizzleNodePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
+      await client.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server (PostgreSQL restart) must not crash the process.
+  pool.on('error', () => undefined);
+  const db = drizzleNodePg(pool, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    ping: async () => {
+      await db.execute(sql`SELECT 1`);
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(options: OpenOptions): Promise<Database> {
+  let release: (() => void) | undefined;
+  let client: PGlite;
+  if (options.dataDir) {
+    mkdirSync(options.dataDir, { recursive: true });
+    release = acquireDirectoryLock(options.dataDir);
+    client = new PGlite(join(options.dataDir, 'pgdata'));
+  } else {
+    client = new PGlite();
+  }
+  try {
+    await client.waitReady;
+    const pdb = drizzlePglite(client, { schema });
+    if (options.migrate !== false) await migratePglite(pdb, { migrationsFolder: MIGRATIONS_FOLDER });
+    const db = pdb as unknown as Db;
+    return {
+      db,
+      kind: 'pglite',
+      poolStats: () => ({ total: 1, idle: 0, waiting: 0 }),
+      ping: async () => {
+        await db.execute(sql`SELECT 1`);
+      },
+      close: async () => {
+        await client.close();
+        release?.();
+      },
+    };
+  } catch (err) {
+    release?.();
+    throw err;
+  }
+}

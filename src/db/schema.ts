@@ -1,0 +1,254 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const createdAt = () => ts('created_at').notNull().defaultNow();
+
+/** Per-type amount limits of a merchant: `{ "<type>": { "min"?: "100", "max"?: "50000" } }`. */
+export type TypeLimits = Record<string, { min?: string; max?: string }>;
+
+export const merchants = pgTable('merchants', {
+  id: text('id').primaryKey(),
+  enabled: boolean('enabled').notNull().default(true),
+  currencies: jsonb('currencies').$type<string[]>().notNull(),
+  paymentTypes: jsonb('payment_types').$type<string[]>().notNull(),
+  payinFeePercent: numeric('payin_fee_percent').notNull().default('0'),
+  payinFeePercentByType: jsonb('payin_fee_percent_by_type')
+    .$type<Record<string, string>>()
+    .notNull()
+    .default({}),
+  payoutFeePercent: numeric('payout_fee_percent').notNull().default('0'),
+  allowUsdt: boolean('allow_usdt').notNull().default(false),
+  defaultAmountUp: integer('default_amount_up').notNull().default(0),
+  defaultAmountDown: integer('default_amount_down').notNull().default(0),
+  limits: jsonb('limits').$type<TypeLimits>().notNull().default({}),
+  orderTtlSeconds: integer('order_ttl_seconds').notNull().default(900),
+  cryptoOrderTtlSeconds: integer('crypto_order_ttl_seconds').notNull().default(3600),
+  payinRateLimitPerSecond: integer('payin_rate_limit_per_second').notNull().default(10),
+  settlement: text('settlement').$type<'fiat' | 'usdt'>().notNull().default('fiat'),
+  createdAt: createdAt(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    /** SHA-256 hex of the key: how a request's `client-api-key` is looked up. */
+    keyDigest: text('key_digest').notNull(),
+    /** AES-256-GCM of the key under SECRET_KEY, for signing webhooks. */
+    keyCiphertext: text('key_ciphertext').notNull(),
+    active: boolean('active').notNull().default(true),
+    createdAt: createdAt(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_digest_uq').on(t.keyDigest), index('api_keys_merchant_idx').on(t.merchantId)],
+);
+
+export const requisites = pgTable(
+  'requisites',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    kind: text('kind').$type<'card' | 'phone' | 'qr' | 'account'>().notNull(),
+    bank: text('bank').notNull(),
+    /** Code of a known bank (`banks.code`) when `bank` names one; same-bank types need it. */
+    bankCode: text('bank_code'),
+    address: text('address').notNull(),
+    holderName: text('holder_name').notNull(),
+    currency: text('currency').notNull(),
+    minAmount: numeric('min_amount'),
+    maxAmount: numeric('max_amount'),
+    dailyLimit: numeric('daily_limit'),
+    maxActiveOrders: integer('max_active_orders'),
+    emv: text('emv'),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    lastAssignedAt: ts('last_assigned_at'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [index('requisites_pick_idx').on(t.currency, t.kind, t.lastAssignedAt)],
+);
+
+export const orders = pgTable(
+  'orders',
+  {
+    /** internal_id: `lux` + UUIDv7. */
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    /** external_id: the merchant's `order_id`, or the internal id when none was given. */
+    externalId: text('external_id').notNull(),
+    direction: text('direction').$type<'PAYIN' | 'PAYOUT'>().notNull(),
+    type: text('type').notNull(),
+    currency: text('currency').notNull(),
+    /** Amount of the request, in `currency` (decimal string). */
+    amount: numeric('amount').notNull(),
+    /** What the payer must pay (`payment_details.amount`); differs from `amount` when disambiguated. */
+    payableAmount: numeric('payable_amount').notNull(),
+    feePercent: numeric('fee_percent').notNull(),
+    fee: numeric('fee').notNull(),
+    amountAfterFee: numeric('amount_after_fee').notNull(),
+    convertToUsdt: boolean('convert_to_usdt').notNull().default(false),
+    exchangeRate: numeric('exchange_rate'),
+    usdtAmount: numeric('usdt_amount'),
+    usdtAmountAfterFee: numeric('usdt_amount_after_fee'),
+    cryptoAmount: numeric('crypto_amount'),
+    status: text('status').$type<'pending' | 'success' | 'error'>().notNull(),
+    statusReason: text('status_reason'),
+    requisiteId: uuid('requisite_id').references(() => requisites.id),
+    pdAddress: text('pd_address').notNull(),
+    pdBank: text('pd_bank').notNull(),
+    pdHolderName: text('pd_holder_name').notNull(),
+    pdEmv: text('pd_emv'),
+    successCallbackUrl: text('success_callback_url'),
+    clientId: text('client_id'),
+    clientRegisteredAt: ts('client_registered_at'),
+    clientOrdersCount: integer('client_orders_count'),
+    clientPaidCount: integer('client_paid_count'),
+    comment: text('comment'),
+    expiresAt: ts('expires_at'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+    finishedAt: ts('finished_at'),
+  },
+  (t) => [
+    uniqueIndex('orders_merchant_external_uq').on(t.merchantId, t.externalId),
+    index('orders_merchant_created_idx').on(t.merchantId, t.createdAt),
+    index('orders_pending_amount_idx')
+      .on(t.payableAmount)
+      .where(sql`status = 'pending' AND direction = 'PAYIN' AND currency = 'RUB'`),
+    index('orders_pending_expiry_idx').on(t.expiresAt).where(sql`status = 'pending'`),
+    index('orders_requisite_idx').on(t.requisiteId, t.status),
+    index('orders_created_idx').on(t.createdAt),
+  ],
+);
+
+/** Timeline of an order: every status change with who made it and why (decisions.md section 5). */
+export const orderEvents = pgTable(
+  'order_events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id),
+    fromStatus: text('from_status'),
+    toStatus: text('to_status').notNull(),
+    actor: text('actor').notNull(),
+    reason: text('reason'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('order_events_order_idx').on(t.orderId)],
+);
+
+/**
+ * Double-entry ledger (decisions.md section 6): every posting is a journal of entries that sum to
+ * zero per currency. A merchant's balance is the sum of its `merchant:<id>` account entries.
+ */
+export const ledgerEntries = pgTable(
+  'ledger_entries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    journalId: uuid('journal_id').notNull(),
+    account: text('account').notNull(),
+    merchantId: text('merchant_id'),
+    currency: text('currency').notNull(),
+    /** Signed: positive credits the account. */
+    amount: numeric('amount').notNull(),
+    kind: text('kind').notNull(),
+    orderId: text('order_id'),
+    memo: text('memo'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('ledger_account_idx').on(t.account, t.currency),
+    index('ledger_order_idx').on(t.orderId),
+    index('ledger_journal_idx').on(t.journalId),
+  ],
+);
+
+/** Running balance per merchant and currency, kept with the ledger in the same transaction. */
+export const balances = pgTable(
+  'balances',
+  {
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    currency: text('currency').notNull(),
+    balance: numeric('balance').notNull().default('0'),
+    reserved: numeric('reserved').notNull().default('0'),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.currency] })],
+);
+
+/** Funds reserved by a payout until it succeeds (captured) or fails (released). */
+export const holds = pgTable('holds', {
+  orderId: text('order_id')
+    .primaryKey()
+    .references(() => orders.id),
+  merchantId: text('merchant_id').notNull(),
+  currency: text('currency').notNull(),
+  amount: numeric('amount').notNull(),
+  status: text('status').$type<'active' | 'captured' | 'released'>().notNull(),
+  createdAt: createdAt(),
+  settledAt: ts('settled_at'),
+});
+
+export const rates = pgTable(
+  'rates',
+  {
+    base: text('base').notNull(),
+    quote: text('quote').notNull(),
+    /** Units of `quote` for one `base`, e.g. USDT/RUB = 92.5. */
+    rate: numeric('rate').notNull(),
+    source: text('source').notNull(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.base, t.quote] })],
+);
+
+export const banks = pgTable('banks', {
+  code: text('code').primaryKey(),
+  name: text('name').notNull().unique(),
+  enabled: boolean('enabled').notNull().default(true),
+  /** Takes fast-payment (phone) transfers. */
+  sbp: boolean('sbp').notNull().default(true),
+  /** Issues cards that take card-to-card transfers. */
+  card: boolean('card').notNull().default(true),
+  createdAt: createdAt(),
+});
+
+/** Append-only trail of every admin change: who, when, from where, what, before and after. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    actor: text('actor').notNull(),
+    ip: text('ip'),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id').notNull(),
+    before: jsonb('before'),
+    after: jsonb('after'),
+    createdAt: createdAt(),
+  },
+  (t) => [index('audit_target_idx').on(t.targetType, t.targetId), index('audit_created_idx').on(t.createdAt)],
+);

@@ -1,0 +1,84 @@
+/**
+ * The one list of error codes the service answers with, and their HTTP statuses.
+ * Source: merchant-api.md "Errors" plus decisions.md section 3 (and section 9 for receipts).
+ * Codes marked "ops" are ours, for the admin API; they never reach a merchant endpoint.
+ */
+export const ERROR_STATUS = {
+  INVALID_JSON: 400,
+  VALIDATION_ERROR: 400,
+  INVALID_MERCHANT_ID: 400,
+  INVALID_AMOUNT: 400,
+  UNSUPPORTED_PAYMENT_TYPE: 400,
+  CURRENCY_NOT_ALLOWED: 400,
+  ORDER_AMOUNT_BELOW_MIN_LIMIT: 400,
+  ORDER_AMOUNT_ABOVE_MAX_LIMIT: 400,
+  USDT_CONVERSION_NOT_SUPPORTED: 400,
+  INVALID_PAYOUT_DETAILS: 400,
+  INVALID_HOLDER_ACCOUNT: 400,
+  INSUFFICIENT_BALANCE: 400,
+  ORDER_ID_REQUIRED: 400,
+  RECEIPT_REQUIRED: 400,
+  RECEIPT_UNSUPPORTED_FORMAT: 400,
+  RECEIPT_TOO_LARGE: 400,
+  RECEIPT_CONTENT_MISMATCH: 400,
+  RECEIPT_URL_INVALID: 400,
+  RECEIPT_URL_FORBIDDEN_HOST: 400,
+  RECEIPT_URL_TIMEOUT: 400,
+  RECEIPT_URL_HTTP_ERROR: 400,
+  RECEIPT_URL_TOO_LARGE: 400,
+  RECEIPT_URL_UNSUPPORTED_FORMAT: 400,
+  INVALID_API_KEY: 401,
+  /** ops: missing or wrong admin bearer token. */
+  UNAUTHORIZED: 401,
+  DISABLED: 403,
+  PAYMENT_TYPE_NOT_ALLOWED: 403,
+  USDT_CONVERSION_NOT_ALLOWED: 403,
+  ORDER_FORBIDDEN: 403,
+  ORDER_NOT_FOUND: 404,
+  NOT_FOUND: 404,
+  ORDER_ALREADY_EXISTS: 409,
+  REQUISITES_NOT_FOUND: 409,
+  MODERATION_IN_PROGRESS: 409,
+  /** ops: the order is not in a state that allows this operator action. */
+  ORDER_STATE_CONFLICT: 409,
+  /** ops: a resource with this identifier exists already (merchant, bank). */
+  ALREADY_EXISTS: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_ERROR: 500,
+  EXCHANGE_RATE_UNAVAILABLE: 503,
+  /** ops: the database cannot be reached right now. */
+  SERVICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** One field-level problem of a VALIDATION_ERROR (decisions.md section 2). */
+export interface ErrorDetail {
+  field: string;
+  problem: string;
+}
+
+/**
+ * The only error type services throw on purpose. The error handler turns it into
+ * `{success:false, ok:false, status, message: code, details?}` with the code's HTTP status.
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(code: ErrorCode, details?: ErrorDetail[]) {
+    super(code);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = details;
+  }
+}
+
+/** Shorthand for a VALIDATION_ERROR naming one field. */
+export function invalidField(field: string, problem: string): AppError {
+  return new AppError('VALIDATION_ERROR', [{ field, problem }]);
+}

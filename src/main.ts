@@ -1,0 +1,74 @@
+import { buildApp, loggerOptions } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { startJobs } from './jobs.js';
+import { DirectoryLockedError } from './lib/directory-lock.js';
+
+function banner(lines: string[]): void {
+  process.stdout.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
+}
+
+/** Starts the service: config, database (migrations), HTTP server, background jobs, signal handling. */
+async function main(): Promise<void> {
+  const startedAt = Date.now();
+  const config = loadConfig();
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.databaseUrl ? undefined : config.dataDir,
+    poolSize: config.dbPoolSize,
+  });
+  const { app, services } = await buildApp({ config, database, logger: loggerOptions(config.logLevel) });
+  await app.listen({ host: config.host, port: config.port });
+  const jobs = config.runJobs ? startJobs(services, config, app.log) : undefined;
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const url = `http://${config.host}:${port}`;
+  app.log.info({ url, database: database.kind, readyMs: Date.now() - startedAt }, 'service ready');
+
+  const lines = [
+    `Payment orders service listening on ${url}`,
+    `Database: ${database.kind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
+  ];
+  if (!config.databaseUrl) {
+    lines.push(
+      config.generatedSecrets
+        ? `Admin token (generated now, kept in ${config.dataDir}/secrets.json): ${config.adminToken}`
+        : `Admin token: kept in ${config.dataDir}/secrets.json (or set ADMIN_TOKEN)`,
+    );
+  }
+  lines.push(
+    'Next: create a merchant and get its API key:',
+    '  npm run admin -- merchant create shop1',
+    '  npm run admin -- requisite add --kind phone --bank Sberbank --address 79001234567 --holder "Ivan I."',
+  );
+  banner(lines);
+
+  let closing = false;
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    try {
+      await app.close();
+      await jobs?.stop();
+      await database.close();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof DirectoryLockedError) {
+    process.stderr.write(`Cannot start: ${err.message}\n`);
+  } else {
+    process.stderr.write(
+      `Cannot start: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+  }
+  process.exit(1);
+});

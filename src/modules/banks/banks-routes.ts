@@ -1,0 +1,100 @@
+import { Type } from '@sinclair/typebox';
+import type { preValidationAsyncHookHandler } from 'fastify';
+import { type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
+import { actorOf } from '../auth/admin-auth.js';
+import type { BanksService } from './banks-service.js';
+
+const Bank = Type.Object({ code: Type.String(), name: Type.String() });
+
+/** `GET /merchant/banks` (merchant-api.md "GET /merchant/banks"). */
+export function banksRoutes(
+  app: App,
+  deps: { banks: BanksService; merchantAuth: preValidationAsyncHookHandler },
+) {
+  app.get(
+    '/merchant/banks',
+    {
+      preValidation: deps.merchantAuth,
+      schema: {
+        tags: ['merchant'],
+        summary: 'Banks usable for payouts (payout_details.methodName takes a name)',
+        headers: MerchantHeaders,
+        response: {
+          200: Type.Object({ success: Type.Literal(true), count: Type.Integer(), data: Type.Array(Bank) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async () => {
+      const rows = await deps.banks.listEnabled();
+      return {
+        success: true as const,
+        count: rows.length,
+        data: rows.map((b) => ({ code: b.code, name: b.name })),
+      };
+    },
+  );
+}
+
+const AdminBank = Type.Object({
+  code: Type.String(),
+  name: Type.String(),
+  enabled: Type.Boolean(),
+  sbp: Type.Boolean(),
+  card: Type.Boolean(),
+});
+
+const adminBankView = (b: { code: string; name: string; enabled: boolean; sbp: boolean; card: boolean }) => ({
+  code: b.code,
+  name: b.name,
+  enabled: b.enabled,
+  sbp: b.sbp,
+  card: b.card,
+});
+
+/** Admin: list, add, enable/disable banks. */
+export function banksAdminRoutes(app: App, deps: { banks: BanksService }) {
+  app.get(
+    '/admin/banks',
+    { schema: { tags: ['admin'], response: { 200: Envelope(Type.Array(AdminBank)), ...errorResponses } } },
+    async () => ({ success: true as const, data: (await deps.banks.listAll()).map(adminBankView) }),
+  );
+  app.post(
+    '/admin/banks',
+    {
+      schema: {
+        tags: ['admin'],
+        body: Type.Object({
+          code: Type.String(),
+          name: Type.String({ minLength: 1, maxLength: 100 }),
+          sbp: Type.Optional(Type.Boolean()),
+          card: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: Envelope(AdminBank), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: adminBankView(await deps.banks.add(request.body, actorOf(request))),
+    }),
+  );
+  app.patch(
+    '/admin/banks/:code',
+    {
+      schema: {
+        tags: ['admin'],
+        params: Type.Object({ code: Type.String({ maxLength: 32 }) }),
+        body: Type.Object({
+          enabled: Type.Optional(Type.Boolean()),
+          sbp: Type.Optional(Type.Boolean()),
+          card: Type.Optional(Type.Boolean()),
+        }),
+        response: { 200: Envelope(AdminBank), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: adminBankView(await deps.banks.update(request.params.code, request.body, actorOf(request))),
+    }),
+  );
+}

@@ -1,0 +1,140 @@
+import type { Decimal } from 'decimal.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { v4 as uuidv4 } from 'uuid';
+import type { Executor } from '../../db/database.js';
+import { balances, ledgerEntries } from '../../db/schema.js';
+import { money, toDbAmount } from '../../lib/money.js';
+
+/** Ledger account names. A merchant account's entries sum to that merchant's balance. */
+export const ACCOUNTS = {
+  merchant: (merchantId: string) => `merchant:${merchantId}`,
+  payinClearing: 'system:payin_clearing',
+  payoutClearing: 'system:payout_clearing',
+  feeRevenue: 'system:fee_revenue',
+  adjustments: 'system:adjustments',
+} as const;
+
+export interface JournalEntry {
+  account: string;
+  /** Set for merchant accounts: their running balance row moves with the entry. */
+  merchantId?: string;
+  currency: string;
+  /** Signed amount in currency units; positive credits the account. */
+  amount: Decimal;
+}
+
+export interface Journal {
+  kind: string;
+  orderId?: string;
+  memo?: string;
+  entries: JournalEntry[];
+}
+
+/** A journal whose entries do not sum to zero per currency: a bug, never a merchant error. */
+export class UnbalancedJournalError extends Error {}
+
+/**
+ * Posts a balanced journal (decisions.md section 6: double-entry) and moves the running balances of
+ * the merchant accounts in it. Call inside the transaction of the change it records.
+ * Throws UnbalancedJournalError when the entries do not sum to zero per currency.
+ */
+export async function postJournal(ex: Executor, journal: Journal): Promise<string> {
+  const sums = new Map<string, Decimal>();
+  for (const e of journal.entries) sums.set(e.currency, (sums.get(e.currency) ?? money(0)).plus(e.amount));
+  for (const [currency, sum] of sums) {
+    if (!sum.isZero())
+      throw new UnbalancedJournalError(`journal ${journal.kind} is off by ${sum} ${currency}`);
+  }
+  const journalId = uuidv4();
+  const rows = journal.entries
+    .filter((e) => !e.amount.isZero())
+    .map((e) => ({
+      journalId,
+      account: e.account,
+      merchantId: e.merchantId ?? null,
+      currency: e.currency,
+      amount: toDbAmount(e.amount),
+      kind: journal.kind,
+      orderId: journal.orderId ?? null,
+      memo: journal.memo ?? null,
+    }));
+  if (rows.length === 0) return journalId;
+  await ex.insert(ledgerEntries).values(rows);
+  for (const e of journal.entries) {
+    if (!e.merchantId || e.amount.isZero()) continue;
+    await addToBalance(ex, e.merchantId, e.currency, { balance: e.amount });
+  }
+  return journalId;
+}
+
+/** Moves a merchant's running balance and/or reserved amount by the given signed deltas. */
+export async function addToBalance(
+  ex: Executor,
+  merchantId: string,
+  currency: string,
+  delta: { balance?: Decimal; reserved?: Decimal },
+): Promise<void> {
+  const b = toDbAmount(delta.balance ?? money(0));
+  const r = toDbAmount(delta.reserved ?? money(0));
+  await ex
+    .insert(balances)
+    .values({ merchantId, currency, balance: b, reserved: r })
+    .onConflictDoUpdate({
+      target: [balances.merchantId, balances.currency],
+      set: {
+        balance: sql`${balances.balance} + ${b}::numeric`,
+        reserved: sql`${balances.reserved} + ${r}::numeric`,
+        updatedAt: sql`now()`,
+      },
+    });
+}
+
+export interface BalanceRow {
+  currency: string;
+  balance: Decimal;
+  reserved: Decimal;
+}
+
+/**
+ * Locks and returns the merchant's balance row in `currency` (created at zero when missing), so that
+ * checks of the available amount and the change they allow are one atomic step.
+ */
+export async function lockBalance(ex: Executor, merchantId: string, currency: string): Promise<BalanceRow> {
+  await ex.insert(balances).values({ merchantId, currency }).onConflictDoNothing();
+  const rows = await ex
+    .select()
+    .from(balances)
+    .where(and(eq(balances.merchantId, merchantId), eq(balances.currency, currency)))
+    .for('update');
+  const row = rows[0];
+  return { currency, balance: money(row?.balance ?? 0), reserved: money(row?.reserved ?? 0) };
+}
+
+/** Every balance row of the merchant. */
+export async function listBalances(ex: Executor, merchantId: string): Promise<BalanceRow[]> {
+  const rows = await ex
+    .select()
+    .from(balances)
+    .where(eq(balances.merchantId, merchantId))
+    .orderBy(balances.currency);
+  return rows.map((r) => ({ currency: r.currency, balance: money(r.balance), reserved: money(r.reserved) }));
+}
+
+/** Sum of the merchant account's ledger entries per currency (the invariant: equals the balance row). */
+export async function ledgerSums(ex: Executor, merchantId: string): Promise<Map<string, Decimal>> {
+  const rows = await ex
+    .select({ currency: ledgerEntries.currency, sum: sql<string>`sum(${ledgerEntries.amount})` })
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.account, ACCOUNTS.merchant(merchantId)))
+    .groupBy(ledgerEntries.currency);
+  return new Map(rows.map((r) => [r.currency, money(r.sum)]));
+}
+
+export async function listEntries(ex: Executor, merchantId: string, limit = 100) {
+  return ex
+    .select()
+    .from(ledgerEntries)
+    .where(eq(ledgerEntries.account, ACCOUNTS.merchant(merchantId)))
+    .orderBy(sql`${ledgerEntries.id} DESC`)
+    .limit(limit);
+}

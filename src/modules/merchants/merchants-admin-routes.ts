@@ -1,0 +1,159 @@
+import { Type } from '@sinclair/typebox';
+import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { actorOf } from '../auth/admin-auth.js';
+import type { LedgerService } from '../ledger/ledger-service.js';
+import type { MerchantsService } from './merchants-service.js';
+
+const Percent = Type.Union([
+  Type.Number({ minimum: 0, maximum: 99.9999 }),
+  Type.String({ pattern: '^\\d{1,2}(\\.\\d{1,4})?$' }),
+]);
+const Amount = Type.Union([
+  Type.Number({ minimum: 0 }),
+  Type.String({ pattern: '^\\d{1,15}(\\.\\d{1,8})?$' }),
+]);
+
+const settingsFields = {
+  currencies: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })),
+  payment_types: Type.Optional(Type.Array(Type.String(), { maxItems: 100 })),
+  payin_fee_percent: Type.Optional(Percent),
+  payin_fee_percent_by_type: Type.Optional(Type.Record(Type.String(), Percent)),
+  payout_fee_percent: Type.Optional(Percent),
+  allow_usdt: Type.Optional(Type.Boolean()),
+  default_amount_up: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  default_amount_down: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  limits: Type.Optional(
+    Type.Record(
+      Type.String(),
+      Type.Object(
+        { min: Type.Optional(Amount), max: Type.Optional(Amount) },
+        { additionalProperties: false },
+      ),
+    ),
+  ),
+  order_ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 7 * 86_400 })),
+  crypto_order_ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 7 * 86_400 })),
+  payin_rate_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  settlement: Type.Optional(Type.Union([Type.Literal('fiat'), Type.Literal('usdt')])),
+};
+
+const MerchantIdParams = Type.Object({ merchant_id: Type.String({ minLength: 1, maxLength: 64 }) });
+
+/** Admin API for merchants, their keys and ledger adjustments (issue 2, section 3). */
+export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsService; ledger: LedgerService }) {
+  const { merchants, ledger } = deps;
+
+  app.post(
+    '/admin/merchants',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Create a merchant; the answer shows its API key once',
+        body: Type.Object(
+          {
+            merchant_id: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.-]+$' }),
+            ...settingsFields,
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { merchant_id, ...settings } = request.body;
+      return {
+        success: true as const,
+        data: await merchants.create(merchant_id, settings, actorOf(request)),
+      };
+    },
+  );
+
+  app.get(
+    '/admin/merchants',
+    { schema: { tags: ['admin'], response: { 200: Envelope(Type.Array(AnyObject)), ...errorResponses } } },
+    async () => ({ success: true as const, data: await merchants.list() }),
+  );
+
+  app.get(
+    '/admin/merchants/:merchant_id',
+    {
+      schema: {
+        tags: ['admin'],
+        params: MerchantIdParams,
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({ success: true as const, data: await merchants.get(request.params.merchant_id) }),
+  );
+
+  app.patch(
+    '/admin/merchants/:merchant_id',
+    {
+      schema: {
+        tags: ['admin'],
+        params: MerchantIdParams,
+        body: Type.Object(
+          { ...settingsFields, enabled: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await merchants.update(request.params.merchant_id, request.body, actorOf(request)),
+    }),
+  );
+
+  app.post(
+    '/admin/merchants/:merchant_id/api-keys',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Rotate the API key: the old key stops at once',
+        params: MerchantIdParams,
+        response: {
+          200: Envelope(Type.Object({ merchant_id: Type.String(), api_key: Type.String() })),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await merchants.rotateKey(request.params.merchant_id, actorOf(request)),
+    }),
+  );
+
+  app.post(
+    '/admin/merchants/:merchant_id/ledger-adjustments',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Credit (positive) or debit (negative) a merchant balance',
+        params: MerchantIdParams,
+        body: Type.Object({
+          currency: Type.String({ maxLength: 8 }),
+          amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })]),
+          reason: Type.String({ minLength: 1, maxLength: 500 }),
+        }),
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await ledger.adjust(request.params.merchant_id, request.body, actorOf(request)),
+    }),
+  );
+
+  app.get(
+    '/admin/merchants/:merchant_id/ledger',
+    {
+      schema: {
+        tags: ['admin'],
+        params: MerchantIdParams,
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({ success: true as const, data: await ledger.entries(request.params.merchant_id) }),
+  );
+}

@@ -1,0 +1,84 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../../db/database.js';
+import { apiKeys, merchants } from '../../db/schema.js';
+
+export type MerchantRow = typeof merchants.$inferSelect;
+export type NewMerchantRow = typeof merchants.$inferInsert;
+
+export async function findMerchant(ex: Executor, id: string): Promise<MerchantRow | undefined> {
+  const rows = await ex.select().from(merchants).where(eq(merchants.id, id)).limit(1);
+  return rows[0];
+}
+
+/** Locks the merchant row for the rest of the transaction (admin edits read-modify-write). */
+export async function findMerchantForUpdate(ex: Executor, id: string): Promise<MerchantRow | undefined> {
+  const rows = await ex.select().from(merchants).where(eq(merchants.id, id)).limit(1).for('update');
+  return rows[0];
+}
+
+export async function insertMerchant(ex: Executor, row: NewMerchantRow): Promise<MerchantRow> {
+  const rows = await ex.insert(merchants).values(row).onConflictDoNothing().returning();
+  const inserted = rows[0];
+  if (!inserted) throw new MerchantExistsError();
+  return inserted;
+}
+
+export class MerchantExistsError extends Error {}
+
+export async function updateMerchant(
+  ex: Executor,
+  id: string,
+  patch: Partial<NewMerchantRow>,
+): Promise<MerchantRow | undefined> {
+  const rows = await ex
+    .update(merchants)
+    .set({ ...patch, updatedAt: new Date() })
+    .where(eq(merchants.id, id))
+    .returning();
+  return rows[0];
+}
+
+export async function listMerchants(ex: Executor): Promise<MerchantRow[]> {
+  return ex.select().from(merchants).orderBy(merchants.id);
+}
+
+/** Revokes every active key of the merchant (rotation stops the old key at once). */
+export async function revokeApiKeys(ex: Executor, merchantId: string): Promise<void> {
+  await ex
+    .update(apiKeys)
+    .set({ active: false, revokedAt: new Date() })
+    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true)));
+}
+
+export async function insertApiKey(
+  ex: Executor,
+  merchantId: string,
+  keyDigest: string,
+  keyCiphertext: string,
+): Promise<void> {
+  await ex.insert(apiKeys).values({ merchantId, keyDigest, keyCiphertext });
+}
+
+/** The merchant owning an active key with this SHA-256 digest, or undefined. */
+export async function findMerchantByKeyDigest(
+  ex: Executor,
+  keyDigest: string,
+): Promise<MerchantRow | undefined> {
+  const rows = await ex
+    .select({ merchant: merchants })
+    .from(apiKeys)
+    .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
+    .where(and(eq(apiKeys.keyDigest, keyDigest), eq(apiKeys.active, true)))
+    .limit(1);
+  return rows[0]?.merchant;
+}
+
+/** Ciphertext of the merchant's current key (to sign webhooks), or undefined. */
+export async function findActiveKeyCiphertext(ex: Executor, merchantId: string): Promise<string | undefined> {
+  const rows = await ex
+    .select({ c: apiKeys.keyCiphertext })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true)))
+    .limit(1);
+  return rows[0]?.c;
+}

@@ -1,0 +1,266 @@
+import type { Database } from '../../db/database.js';
+import type { AdminActor } from '../../http/request-context.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { money } from '../../lib/money.js';
+import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
+import { writeAudit } from '../audit/audit.js';
+import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../orders/payment-types.js';
+import {
+  findActiveKeyCiphertext,
+  findMerchant,
+  findMerchantByKeyDigest,
+  findMerchantForUpdate,
+  insertApiKey,
+  insertMerchant,
+  listMerchants,
+  MerchantExistsError,
+  type MerchantRow,
+  type NewMerchantRow,
+  revokeApiKeys,
+  updateMerchant,
+} from './merchants-repository.js';
+
+/** Merchant settings as the admin API takes them (issue 2, `POST /admin/merchants`). */
+export interface MerchantSettingsInput {
+  currencies?: string[];
+  payment_types?: string[];
+  payin_fee_percent?: number | string;
+  payin_fee_percent_by_type?: Record<string, number | string>;
+  payout_fee_percent?: number | string;
+  allow_usdt?: boolean;
+  default_amount_up?: number;
+  default_amount_down?: number;
+  limits?: Record<string, { min?: number | string; max?: number | string }>;
+  order_ttl_seconds?: number;
+  crypto_order_ttl_seconds?: number;
+  payin_rate_limit?: number;
+  settlement?: 'fiat' | 'usdt';
+  enabled?: boolean;
+}
+
+/** The admin view of a merchant (never contains a key). */
+export function merchantView(m: MerchantRow) {
+  return {
+    merchant_id: m.id,
+    enabled: m.enabled,
+    currencies: m.currencies,
+    payment_types: m.paymentTypes,
+    payin_fee_percent: m.payinFeePercent,
+    payin_fee_percent_by_type: m.payinFeePercentByType,
+    payout_fee_percent: m.payoutFeePercent,
+    allow_usdt: m.allowUsdt,
+    default_amount_up: m.defaultAmountUp,
+    default_amount_down: m.defaultAmountDown,
+    limits: m.limits,
+    order_ttl_seconds: m.orderTtlSeconds,
+    crypto_order_ttl_seconds: m.cryptoOrderTtlSeconds,
+    payin_rate_limit: m.payinRateLimitPerSecond,
+    settlement: m.settlement,
+    created_at: m.createdAt.toISOString(),
+    updated_at: m.updatedAt.toISOString(),
+  };
+}
+
+export type MerchantView = ReturnType<typeof merchantView>;
+
+const ALL_TYPES = new Set([...FIAT_TYPES, ...CRYPTO_TYPES]);
+
+function percent(field: string, value: number | string): string {
+  const text = String(value);
+  if (!/^\d{1,2}(\.\d{1,4})?$/.test(text)) throw invalidField(field, 'must be a percent from 0 to 99.9999');
+  return money(text).toFixed();
+}
+
+function limitValue(field: string, value: number | string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^\d{1,15}(\.\d{1,8})?$/.test(text)) throw invalidField(field, 'must be a non-negative number');
+  return money(text).toFixed();
+}
+
+/** Validates settings and maps them to columns; only the fields present are returned. */
+export function settingsToColumns(input: MerchantSettingsInput): Partial<NewMerchantRow> {
+  const out: Partial<NewMerchantRow> = {};
+  if (input.currencies !== undefined) {
+    const bad = input.currencies.find((c) => !FIAT_CURRENCIES.includes(c));
+    if (bad !== undefined) throw invalidField('currencies', `unknown currency ${bad}`);
+    if (input.currencies.length === 0) throw invalidField('currencies', 'must not be empty');
+    out.currencies = [...new Set(input.currencies)];
+  }
+  if (input.payment_types !== undefined) {
+    const bad = input.payment_types.find((t) => !ALL_TYPES.has(t));
+    if (bad !== undefined) throw invalidField('payment_types', `unknown type ${bad}`);
+    out.paymentTypes = [...new Set(input.payment_types)];
+  }
+  if (input.payin_fee_percent !== undefined)
+    out.payinFeePercent = percent('payin_fee_percent', input.payin_fee_percent);
+  if (input.payin_fee_percent_by_type !== undefined) {
+    const byType: Record<string, string> = {};
+    for (const [type, value] of Object.entries(input.payin_fee_percent_by_type)) {
+      if (!ALL_TYPES.has(type)) throw invalidField('payin_fee_percent_by_type', `unknown type ${type}`);
+      byType[type] = percent(`payin_fee_percent_by_type.${type}`, value);
+    }
+    out.payinFeePercentByType = byType;
+  }
+  if (input.payout_fee_percent !== undefined)
+    out.payoutFeePercent = percent('payout_fee_percent', input.payout_fee_percent);
+  if (input.allow_usdt !== undefined) out.allowUsdt = input.allow_usdt;
+  if (input.default_amount_up !== undefined) out.defaultAmountUp = input.default_amount_up;
+  if (input.default_amount_down !== undefined) out.defaultAmountDown = input.default_amount_down;
+  if (input.limits !== undefined) {
+    const limits: Record<string, { min?: string; max?: string }> = {};
+    for (const [type, l] of Object.entries(input.limits)) {
+      if (!ALL_TYPES.has(type) && type !== 'payout') throw invalidField('limits', `unknown type ${type}`);
+      const min = limitValue(`limits.${type}.min`, l.min);
+      const max = limitValue(`limits.${type}.max`, l.max);
+      if (min !== undefined && max !== undefined && money(min).gt(max))
+        throw invalidField(`limits.${type}`, 'min > max');
+      limits[type] = { ...(min !== undefined ? { min } : {}), ...(max !== undefined ? { max } : {}) };
+    }
+    out.limits = limits;
+  }
+  if (input.order_ttl_seconds !== undefined) out.orderTtlSeconds = input.order_ttl_seconds;
+  if (input.crypto_order_ttl_seconds !== undefined)
+    out.cryptoOrderTtlSeconds = input.crypto_order_ttl_seconds;
+  if (input.payin_rate_limit !== undefined) out.payinRateLimitPerSecond = input.payin_rate_limit;
+  if (input.settlement !== undefined) out.settlement = input.settlement;
+  if (input.enabled !== undefined) out.enabled = input.enabled;
+  return out;
+}
+
+export interface MerchantsServiceDeps {
+  database: Database;
+  secretBox: SecretBox;
+  clock: Clock;
+  /** How long a key lookup is cached, ms; bounds how long another process may accept a rotated key. */
+  keyCacheMs?: number;
+}
+
+/**
+ * Merchants and their API keys. Keys are 32 random bytes (hex), shown once, stored as SHA-256 digest
+ * (lookup) and AES-256-GCM ciphertext (webhook signing) (decisions.md section 4).
+ */
+export function createMerchantsService(deps: MerchantsServiceDeps) {
+  const { database, secretBox, clock } = deps;
+  const db = database.db;
+  const keyCacheMs = deps.keyCacheMs ?? 1000;
+  const keyCache = new Map<string, { merchant: MerchantRow | undefined; until: number }>();
+
+  async function issueKey(ex: Parameters<typeof insertApiKey>[0], merchantId: string): Promise<string> {
+    const apiKey = randomToken(32);
+    await insertApiKey(ex, merchantId, sha256Hex(apiKey), secretBox.seal(apiKey));
+    return apiKey;
+  }
+
+  return {
+    /**
+     * Creates a merchant with defaults (currencies ["RUB"], every fiat type, fees 0, TTL 900 s) and
+     * its first API key. Throws ALREADY_EXISTS for a taken id, VALIDATION_ERROR for bad settings.
+     */
+    async create(merchantId: string, input: MerchantSettingsInput, actor: AdminActor) {
+      const columns = settingsToColumns(input);
+      try {
+        return await db.transaction(async (tx) => {
+          const merchant = await insertMerchant(tx, {
+            currencies: ['RUB'],
+            paymentTypes: [...FIAT_TYPES],
+            ...columns,
+            id: merchantId,
+          });
+          const apiKey = await issueKey(tx, merchantId);
+          const view = merchantView(merchant);
+          await writeAudit(tx, actor, {
+            action: 'merchant.create',
+            targetType: 'merchant',
+            targetId: merchantId,
+            after: view,
+          });
+          return { ...view, api_key: apiKey };
+        });
+      } catch (err) {
+        if (err instanceof MerchantExistsError) throw new AppError('ALREADY_EXISTS');
+        throw err;
+      }
+    },
+
+    async get(merchantId: string): Promise<MerchantView> {
+      const m = await findMerchant(db, merchantId);
+      if (!m) throw new AppError('NOT_FOUND');
+      return merchantView(m);
+    },
+
+    async list(): Promise<MerchantView[]> {
+      return (await listMerchants(db)).map(merchantView);
+    },
+
+    /** Changes settings (and `enabled`); audited with before/after. */
+    async update(merchantId: string, input: MerchantSettingsInput, actor: AdminActor): Promise<MerchantView> {
+      const columns = settingsToColumns(input);
+      const view = await db.transaction(async (tx) => {
+        const before = await findMerchantForUpdate(tx, merchantId);
+        if (!before) throw new AppError('NOT_FOUND');
+        const after = await updateMerchant(tx, merchantId, columns);
+        if (!after) throw new AppError('NOT_FOUND');
+        const afterView = merchantView(after);
+        await writeAudit(tx, actor, {
+          action: 'merchant.update',
+          targetType: 'merchant',
+          targetId: merchantId,
+          before: merchantView(before),
+          after: afterView,
+        });
+        return afterView;
+      });
+      keyCache.clear();
+      return view;
+    },
+
+    /** Issues a new key and revokes the old one at once. Returns the new key (shown once). */
+    async rotateKey(
+      merchantId: string,
+      actor: AdminActor,
+    ): Promise<{ merchant_id: string; api_key: string }> {
+      const apiKey = await db.transaction(async (tx) => {
+        if (!(await findMerchantForUpdate(tx, merchantId))) throw new AppError('NOT_FOUND');
+        await revokeApiKeys(tx, merchantId);
+        const key = await issueKey(tx, merchantId);
+        await writeAudit(tx, actor, {
+          action: 'merchant.rotate_key',
+          targetType: 'merchant',
+          targetId: merchantId,
+        });
+        return key;
+      });
+      keyCache.clear();
+      return { merchant_id: merchantId, api_key: apiKey };
+    },
+
+    /**
+     * The merchant of an active key given its SHA-256 digest, cached for `keyCacheMs`
+     * (rotation in this process clears the cache at once).
+     */
+    async findByKeyDigest(keyDigest: string): Promise<MerchantRow | undefined> {
+      const now = clock.now();
+      const hit = keyCache.get(keyDigest);
+      if (hit && hit.until > now) return hit.merchant;
+      const merchant = await findMerchantByKeyDigest(db, keyDigest);
+      if (keyCache.size > 10_000) keyCache.clear();
+      keyCache.set(keyDigest, { merchant, until: now + keyCacheMs });
+      return merchant;
+    },
+
+    /** The merchant's current API key in clear, to sign its webhooks; undefined when it has none. */
+    async currentApiKey(merchantId: string): Promise<string | undefined> {
+      const sealed = await findActiveKeyCiphertext(db, merchantId);
+      return sealed === undefined ? undefined : secretBox.open(sealed);
+    },
+
+    /** Drops cached key lookups (after changes made by another process). */
+    invalidateCache(): void {
+      keyCache.clear();
+    },
+  };
+}
+
+export type MerchantsService = ReturnType<typeof createMerchantsService>;

@@ -1,0 +1,125 @@
+import { AppError, invalidField } from '../../lib/errors.js';
+import { money } from '../../lib/money.js';
+import type { MerchantRow } from '../merchants/merchants-repository.js';
+import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from './payment-types.js';
+
+/** The createOrder body as the route schema lets it through (types still loose where codes differ). */
+export interface CreateOrderBody {
+  amount: unknown;
+  type: unknown;
+  merchant_id?: unknown;
+  order_id?: string | null;
+  direction?: 'PAYIN' | 'PAYOUT';
+  success_callback_url?: string | null;
+  client_id?: string | null;
+  client_registered_at?: unknown;
+  client_orders_count?: unknown;
+  client_paid_count?: unknown;
+  currency?: unknown;
+  convertToUsdt?: boolean | null;
+  amountUp?: number | null;
+  amountDown?: number | null;
+  comment?: string | null;
+  payout_details?: unknown;
+}
+
+/** Largest order amount we take, in currency units: far above any real order, far below float limits. */
+export const MAX_ORDER_AMOUNT = 1_000_000_000_000;
+
+/** Anti-fraud and reference fields: an invalid value is dropped, the order is still created (merchant-api.md). */
+export interface ClientFields {
+  clientId: string | null;
+  clientRegisteredAt: Date | null;
+  clientOrdersCount: number | null;
+  clientPaidCount: number | null;
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function countOrNull(value: unknown): number | null {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 2_147_483_647
+    ? value
+    : null;
+}
+
+/** Client fields with invalid values ignored (merchant-api.md fiat PAYIN request table). */
+export function clientFields(body: CreateOrderBody): ClientFields {
+  let registered: Date | null = null;
+  if (typeof body.client_registered_at === 'string' && ISO_8601.test(body.client_registered_at.trim())) {
+    const ms = Date.parse(body.client_registered_at.trim());
+    if (Number.isFinite(ms)) registered = new Date(ms);
+  }
+  return {
+    clientId: typeof body.client_id === 'string' && body.client_id.length > 0 ? body.client_id : null,
+    clientRegisteredAt: registered,
+    clientOrdersCount: countOrNull(body.client_orders_count),
+    clientPaidCount: countOrNull(body.client_paid_count),
+  };
+}
+
+/**
+ * A fiat or payout amount: a positive integer (decisions.md section 3 INVALID_AMOUNT).
+ * JSON `1000.0` parses as 1000 and is taken; strings are not amounts.
+ */
+export function integerAmount(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0 || value > MAX_ORDER_AMOUNT) {
+    throw new AppError('INVALID_AMOUNT');
+  }
+  return value;
+}
+
+/** Which creation mode a request selects (merchant-api.md: `direction`, then a crypto `type`). */
+export type OrderMode = 'fiat' | 'crypto' | 'payout';
+
+export function orderMode(body: CreateOrderBody): OrderMode {
+  if (body.direction === 'PAYOUT') return 'payout';
+  return typeof body.type === 'string' && CRYPTO_TYPES.includes(body.type) ? 'crypto' : 'fiat';
+}
+
+/**
+ * The fiat PAYIN type: known (else UNSUPPORTED_PAYMENT_TYPE) and enabled for the merchant
+ * (else 403 PAYMENT_TYPE_NOT_ALLOWED).
+ */
+export function fiatType(value: unknown, merchant: MerchantRow): string {
+  if (typeof value !== 'string' || !FIAT_TYPES.includes(value))
+    throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+  if (!merchant.paymentTypes.includes(value)) throw new AppError('PAYMENT_TYPE_NOT_ALLOWED');
+  return value;
+}
+
+/** The fiat currency: default RUB; known and enabled for the merchant, else CURRENCY_NOT_ALLOWED. */
+export function fiatCurrency(value: unknown, merchant: MerchantRow): string {
+  const currency = value === undefined || value === null ? 'RUB' : value;
+  if (
+    typeof currency !== 'string' ||
+    !FIAT_CURRENCIES.includes(currency) ||
+    !merchant.currencies.includes(currency)
+  ) {
+    throw new AppError('CURRENCY_NOT_ALLOWED');
+  }
+  return currency;
+}
+
+/** Checks the merchant's min/max for the type (ORDER_AMOUNT_BELOW_MIN_LIMIT / _ABOVE_MAX_LIMIT). */
+export function checkLimits(merchant: MerchantRow, limitKey: string, amount: number | string): void {
+  const limit = merchant.limits[limitKey];
+  if (!limit) return;
+  const value = money(amount);
+  if (limit.min !== undefined && value.lt(limit.min)) throw new AppError('ORDER_AMOUNT_BELOW_MIN_LIMIT');
+  if (limit.max !== undefined && value.gt(limit.max)) throw new AppError('ORDER_AMOUNT_ABOVE_MAX_LIMIT');
+}
+
+/** `success_callback_url`: an absolute http(s) URL of at most 2048 characters, or none. */
+export function callbackUrl(value: string | null | undefined): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw invalidField('success_callback_url', 'must be an absolute http(s) URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw invalidField('success_callback_url', 'must be an absolute http(s) URL');
+  }
+  return value;
+}

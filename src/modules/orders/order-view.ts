@@ -1,0 +1,80 @@
+import type { orders } from '../../db/schema.js';
+import { money, toJsonAmount } from '../../lib/money.js';
+import { FORM_TYPES } from './payment-types.js';
+
+export type OrderRow = typeof orders.$inferSelect;
+
+const num = (v: string | null): number | null => (v === null ? null : toJsonAmount(v));
+
+/** Seconds until a pending order expires (never negative), or undefined for orders without a deadline. */
+export function remainingSeconds(order: OrderRow, nowMs: number): number | undefined {
+  if (!order.expiresAt) return undefined;
+  return Math.max(0, Math.ceil((order.expiresAt.getTime() - nowMs) / 1000));
+}
+
+/** `payment_details` of an order (merchant-api.md "Order-creation response"). */
+export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
+  return {
+    address: order.pdAddress,
+    bank: order.pdBank,
+    holder_name: order.pdHolderName,
+    type: order.type,
+    amount: money(order.payableAmount).toFixed(),
+    ...(FORM_TYPES.includes(order.type) ? { form_url: `${publicBaseUrl}/form/${order.id}` } : {}),
+    ...(order.pdEmv ? { emv: order.pdEmv } : {}),
+  };
+}
+
+/**
+ * The createOrder answer for a fiat PAYIN (merchant-api.md "createOrder - fiat PAYIN" response;
+ * decisions.md section 2 adds `direction` and `remainingSeconds`). USDT fields are null unless
+ * `convertToUsdt`.
+ */
+export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl: string) {
+  const remaining = remainingSeconds(order, nowMs);
+  return {
+    ok: true as const,
+    id: order.id,
+    payment_id: order.externalId,
+    status: order.status,
+    direction: order.direction,
+    usdtAmount: num(order.usdtAmount),
+    usdtAmountAfterFee: num(order.usdtAmountAfterFee),
+    amountAfterFee: toJsonAmount(order.amountAfterFee),
+    exchangeRate: order.exchangeRate === null ? null : money(order.exchangeRate).toNumber(),
+    currency: order.currency,
+    ...(order.direction === 'PAYIN' && remaining !== undefined ? { remainingSeconds: remaining } : {}),
+    payment_details: paymentDetails(order, publicBaseUrl),
+  };
+}
+
+/**
+ * `GET /merchant/order/{id}` payload (decisions.md section 12): the createOrder answer plus type,
+ * direction, created_at (ISO 8601 UTC), success_callback_url, merchantFeePercent, convertToUsdt,
+ * comment, client_id, remainingSeconds while pending, and the receipt status.
+ */
+export function orderInfo(
+  order: OrderRow,
+  nowMs: number,
+  publicBaseUrl: string,
+  receiptStatus: string | null,
+) {
+  const { ok: _ok, remainingSeconds: _r, ...answer } = createOrderAnswer(order, nowMs, publicBaseUrl);
+  const remaining = order.status === 'pending' ? remainingSeconds(order, nowMs) : undefined;
+  return {
+    ...answer,
+    order_id: order.externalId,
+    type: order.type,
+    amount: toJsonAmount(order.amount),
+    created_at: order.createdAt.toISOString(),
+    success_callback_url: order.successCallbackUrl,
+    merchantFeePercent: money(order.feePercent).toNumber(),
+    convertToUsdt: order.convertToUsdt,
+    comment: order.comment,
+    client_id: order.clientId,
+    ...(remaining !== undefined ? { remainingSeconds: remaining } : {}),
+    receiptStatus,
+  };
+}
+
+export type OrderInfo = ReturnType<typeof orderInfo>;

@@ -1,0 +1,96 @@
+import { Type } from '@sinclair/typebox';
+import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { actorOf } from '../auth/admin-auth.js';
+import type { OrderFilter } from './orders-repository.js';
+import { type OrdersService, parseUtcDateTime } from './orders-service.js';
+
+const AdminOrderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+/** Admin API for orders: list, read, confirm, cancel (issue 2, section 3; decisions.md section 5). */
+export function ordersAdminRoutes(app: App, deps: { orders: OrdersService }) {
+  const { orders } = deps;
+
+  app.get(
+    '/admin/orders',
+    {
+      schema: {
+        tags: ['admin'],
+        querystring: Type.Object({
+          merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
+          status: Type.Optional(
+            Type.Union([Type.Literal('pending'), Type.Literal('success'), Type.Literal('error')]),
+          ),
+          direction: Type.Optional(Type.Union([Type.Literal('PAYIN'), Type.Literal('PAYOUT')])),
+          type: Type.Optional(Type.String({ maxLength: 32 })),
+          from: Type.Optional(Type.String({ description: 'UTC YYYY-MM-DD[ HH:MM:SS]' })),
+          to: Type.Optional(Type.String({ description: 'UTC YYYY-MM-DD[ HH:MM:SS], exclusive' })),
+          page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+          size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+        }),
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const filter: OrderFilter = {};
+      if (q.merchant_id) filter.merchantId = q.merchant_id;
+      if (q.status) filter.status = q.status;
+      if (q.direction) filter.direction = q.direction;
+      if (q.type) filter.type = q.type;
+      if (q.from) filter.from = parseUtcDateTime('from', q.from);
+      if (q.to) filter.to = parseUtcDateTime('to', q.to);
+      return {
+        success: true as const,
+        data: await orders.listAdminOrders(filter, q.page ?? 1, q.size ?? 50),
+      };
+    },
+  );
+
+  app.get(
+    '/admin/orders/:id',
+    {
+      schema: {
+        tags: ['admin'],
+        params: AdminOrderParams,
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({ success: true as const, data: await orders.getAdminOrder(request.params.id) }),
+  );
+
+  app.post(
+    '/admin/orders/:id/confirm',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'pending -> success; error -> success (late payment) needs a reason',
+        params: AdminOrderParams,
+        body: Type.Optional(
+          Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }),
+        ),
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await orders.confirm(request.params.id, request.body?.reason, actorOf(request)),
+    }),
+  );
+
+  app.post(
+    '/admin/orders/:id/cancel',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'pending -> error with a reason',
+        params: AdminOrderParams,
+        body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }),
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await orders.cancel(request.params.id, request.body.reason, actorOf(request)),
+    }),
+  );
+}

@@ -1,0 +1,76 @@
+import type { preValidationAsyncHookHandler } from 'fastify';
+import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js';
+import { assertOwnMerchantId, merchantOf } from '../auth/merchant-auth.js';
+import type { CreateOrderBody } from './create-order-input.js';
+import {
+  CreateOrderBodySchema,
+  CreateOrderResponseSchema,
+  OrderIdParams,
+  OrderResponseSchema,
+  OrdersQuerySchema,
+  OrdersResponseSchema,
+} from './orders-schemas.js';
+import type { OrdersService } from './orders-service.js';
+
+/** Merchant order routes: createOrder, order information, order list (merchant-api.md "Endpoints"). */
+export function ordersRoutes(
+  app: App,
+  deps: { orders: OrdersService; merchantAuth: preValidationAsyncHookHandler },
+) {
+  const { orders, merchantAuth } = deps;
+
+  app.post(
+    '/merchant/createOrder',
+    {
+      preValidation: merchantAuth,
+      schema: {
+        tags: ['merchant'],
+        summary: 'Create a PAYIN (fiat or crypto) or PAYOUT order',
+        headers: MerchantHeaders,
+        body: CreateOrderBodySchema,
+        response: { 200: CreateOrderResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const merchant = assertOwnMerchantId(request, request.body.merchant_id);
+      return orders.createOrder(merchant, request.body as CreateOrderBody);
+    },
+  );
+
+  app.get(
+    '/merchant/order/:id',
+    {
+      preValidation: merchantAuth,
+      schema: {
+        tags: ['merchant'],
+        summary: 'Order information by internal or external id',
+        headers: MerchantHeaders,
+        params: OrderIdParams,
+        response: { 200: OrderResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const data = await orders.getOrder(merchantOf(request), request.params.id);
+      return { success: true as const, ok: true as const, data, ...data };
+    },
+  );
+
+  app.get(
+    '/merchant/orders',
+    {
+      preValidation: merchantAuth,
+      schema: {
+        tags: ['merchant'],
+        summary: 'Orders of the merchant, newest first',
+        headers: MerchantHeaders,
+        querystring: OrdersQuerySchema,
+        response: { 200: OrdersResponseSchema, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const merchant = assertOwnMerchantId(request, request.query.merchant_id);
+      const data = await orders.listMerchantOrders(merchant, request.query);
+      return { success: true as const, ok: true as const, data, ...data };
+    },
+  );
+}

@@ -1,0 +1,117 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/schemas.js';
+
+/**
+ * createOrder body. Fields whose wrong values have their own codes (amount, type, currency,
+ * merchant_id, client_*) are loose here and checked by the service; the rest fail VALIDATION_ERROR.
+ */
+export const CreateOrderBodySchema = Type.Object(
+  {
+    amount: Type.Unknown({ description: 'Integer for fiat and payouts; a positive number for crypto' }),
+    type: Type.Unknown({ description: 'Payment method, e.g. card, sim, sbp_pdf, usdt_trc20' }),
+    merchant_id: Type.Optional(Type.Unknown({ description: 'Your merchant id (must match the API key)' })),
+    order_id: Type.Optional(
+      Nullable(
+        Type.String({
+          minLength: 1,
+          maxLength: 128,
+          pattern: '^[\\x21-\\x7e\\u00a0-\\uffff][\\x20-\\x7e\\u00a0-\\uffff]*$',
+        }),
+      ),
+    ),
+    direction: Type.Optional(Type.Union([Type.Literal('PAYIN'), Type.Literal('PAYOUT')])),
+    success_callback_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+    client_id: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
+    client_registered_at: Type.Optional(Type.Unknown()),
+    client_orders_count: Type.Optional(Type.Unknown()),
+    client_paid_count: Type.Optional(Type.Unknown()),
+    currency: Type.Optional(Type.Unknown()),
+    convertToUsdt: Type.Optional(Nullable(Type.Boolean())),
+    amountUp: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000 }))),
+    amountDown: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000 }))),
+    comment: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    payout_details: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: true },
+);
+
+export const PaymentDetailsSchema = Type.Object({
+  address: Type.String(),
+  bank: Type.String(),
+  holder_name: Type.String(),
+  type: Type.String(),
+  amount: Type.String(),
+  cryptoAmount: Type.Optional(Nullable(Type.String())),
+  form_url: Type.Optional(Type.String()),
+  emv: Type.Optional(Type.String()),
+});
+
+const orderStatus = Type.Union([Type.Literal('pending'), Type.Literal('success'), Type.Literal('error')]);
+
+const answerFields = {
+  id: Type.String({ description: 'internal_id (lux...)' }),
+  payment_id: Type.String({ description: 'external_id: your order_id, or the internal id' }),
+  status: orderStatus,
+  direction: Type.Union([Type.Literal('PAYIN'), Type.Literal('PAYOUT')]),
+  usdtAmount: Type.Optional(Nullable(Type.Number())),
+  usdtAmountAfterFee: Type.Optional(Nullable(Type.Number())),
+  amountAfterFee: Type.Number(),
+  exchangeRate: Type.Optional(Nullable(Type.Number())),
+  currency: Type.String(),
+  remainingSeconds: Type.Optional(Type.Integer()),
+  payment_details: PaymentDetailsSchema,
+};
+
+export const CreateOrderResponseSchema = Type.Object({ ok: Type.Literal(true), ...answerFields });
+
+export const orderInfoFields = {
+  ...answerFields,
+  order_id: Type.String(),
+  type: Type.String(),
+  amount: Type.Number({ description: 'Requested amount' }),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+  success_callback_url: Nullable(Type.String()),
+  merchantFeePercent: Type.Number(),
+  convertToUsdt: Type.Boolean(),
+  comment: Nullable(Type.String()),
+  client_id: Nullable(Type.String()),
+  receiptStatus: Nullable(Type.String({ description: 'under_review, accepted, rejected, or null' })),
+};
+
+export const OrderInfoSchema = Type.Object(orderInfoFields);
+
+export const OrderResponseSchema = Type.Object({
+  success: Type.Literal(true),
+  ok: Type.Literal(true),
+  data: OrderInfoSchema,
+  ...orderInfoFields,
+});
+
+export const OrdersQuerySchema = Type.Object({
+  merchant_id: Type.Optional(Type.String()),
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
+  size: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+  type: Type.Optional(Type.String({ maxLength: 32 })),
+  order_status: Type.Optional(orderStatus),
+  direction: Type.Optional(Type.Union([Type.Literal('PAYIN'), Type.Literal('PAYOUT')])),
+  start_date: Type.Optional(
+    Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS; default the start of today' }),
+  ),
+  end_date: Type.Optional(Type.String({ description: 'UTC, YYYY-MM-DD HH:MM:SS; default the end of today' })),
+});
+
+const ordersPage = {
+  total: Type.Integer(),
+  page: Type.Integer(),
+  size: Type.Integer(),
+  orders: Type.Array(OrderInfoSchema),
+};
+
+export const OrdersResponseSchema = Type.Object({
+  success: Type.Literal(true),
+  ok: Type.Literal(true),
+  data: Type.Object(ordersPage),
+  ...ordersPage,
+});
+
+export const OrderIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });

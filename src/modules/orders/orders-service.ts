@@ -1,0 +1,352 @@
+import type { Database } from '../../db/database.js';
+import type { AdminActor } from '../../http/request-context.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { isInternalId, newInternalId } from '../../lib/ids.js';
+import { money, toDbAmount } from '../../lib/money.js';
+import { writeAudit } from '../audit/audit.js';
+import type { MerchantRow } from '../merchants/merchants-repository.js';
+import type { RatesService } from '../rates/rates-service.js';
+import { takeRequisite } from '../requisites/requisites-repository.js';
+import {
+  type CreateOrderBody,
+  callbackUrl,
+  checkLimits,
+  clientFields,
+  fiatCurrency,
+  fiatType,
+  integerAmount,
+  orderMode,
+} from './create-order-input.js';
+import type { OrderLifecycle } from './order-lifecycle.js';
+import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
+import {
+  DuplicateOrderError,
+  expireDueOrders,
+  externalIdTaken,
+  findOrderByExternalId,
+  findOrderById,
+  findOrderForUpdate,
+  insertOrder,
+  insertOrderEvent,
+  listOrderEvents,
+  listOrders,
+  lockRubAmounts,
+  type OrderFilter,
+  takenRubAmounts,
+} from './orders-repository.js';
+import {
+  amountAfterFee,
+  amountKey,
+  computeFee,
+  disambiguateAmount,
+  resolveDeviation,
+  usdtFigures,
+} from './orders-rules.js';
+import { requisiteNeedFor } from './payment-types.js';
+
+export interface OrdersServiceDeps {
+  database: Database;
+  clock: Clock;
+  rates: RatesService;
+  lifecycle: OrderLifecycle;
+  publicBaseUrl: string;
+}
+
+/** Query of `GET /merchant/orders` (decisions.md section 12). */
+export interface MerchantOrdersQuery {
+  merchant_id?: string;
+  page?: number;
+  size?: number;
+  type?: string;
+  order_status?: 'pending' | 'success' | 'error';
+  direction?: 'PAYIN' | 'PAYOUT';
+  start_date?: string;
+  end_date?: string;
+}
+
+const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
+
+/** Parses `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DD`) as UTC; VALIDATION_ERROR naming `field` otherwise. */
+export function parseUtcDateTime(field: string, value: string): Date {
+  const m = UTC_DATE_TIME.exec(value.trim());
+  const ms = m
+    ? Date.UTC(+(m[1] ?? 0), +(m[2] ?? 1) - 1, +(m[3] ?? 1), +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0))
+    : NaN;
+  if (!Number.isFinite(ms)) throw invalidField(field, 'must be YYYY-MM-DD HH:MM:SS (UTC)');
+  return new Date(ms);
+}
+
+/** Orders: creation (fiat PAYIN here), reading, operator confirmation and cancellation, expiry. */
+export function createOrdersService(deps: OrdersServiceDeps) {
+  const { database, clock, rates, lifecycle, publicBaseUrl } = deps;
+  const db = database.db;
+
+  /**
+   * Fiat PAYIN (merchant-api.md "createOrder - fiat PAYIN"; decisions.md sections 6-7). Validation
+   * first, then one short transaction: amount lock (RUB), disambiguation, requisite, insert.
+   */
+  async function createFiatPayin(merchant: MerchantRow, body: CreateOrderBody) {
+    const type = fiatType(body.type, merchant);
+    const amount = integerAmount(body.amount);
+    const currency = fiatCurrency(body.currency, merchant);
+    checkLimits(merchant, type, amount);
+    const need = requisiteNeedFor(type);
+    if (!need) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+    let rate: ReturnType<typeof money> | undefined;
+    if (body.convertToUsdt === true) {
+      if (!merchant.allowUsdt) throw new AppError('USDT_CONVERSION_NOT_ALLOWED');
+      rate = await rates.fresh(db, 'USDT', currency);
+      if (!rate) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
+    }
+    const successCallbackUrl = callbackUrl(body.success_callback_url);
+    const id = newInternalId();
+    const externalId = typeof body.order_id === 'string' ? body.order_id : id;
+    if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
+    const deviation = resolveDeviation(
+      { amountUp: body.amountUp ?? undefined, amountDown: body.amountDown ?? undefined },
+      { up: merchant.defaultAmountUp, down: merchant.defaultAmountDown },
+      currency,
+      'PAYIN',
+    );
+    const feePercent = money(merchant.payinFeePercentByType[type] ?? merchant.payinFeePercent);
+    const nowMs = clock.now();
+    const now = new Date(nowMs);
+
+    try {
+      const order = await db.transaction(async (tx) => {
+        let payable = amount;
+        if (currency === 'RUB') {
+          await lockRubAmounts(tx, deviation !== undefined);
+          if (deviation) {
+            const taken = await takenRubAmounts(tx, amount - deviation.down, amount + deviation.up, now);
+            payable = disambiguateAmount(amount, deviation, new Set(taken.map(amountKey)));
+          }
+        }
+        const payableAmount = money(payable);
+        const requisite = await takeRequisite(tx, { need, currency, amount: payableAmount, now });
+        if (!requisite) throw new AppError('REQUISITES_NOT_FOUND');
+        const fee = computeFee(payableAmount, feePercent);
+        const usdt = rate ? usdtFigures(payableAmount, fee, rate) : undefined;
+        const inserted = await insertOrder(tx, {
+          id,
+          merchantId: merchant.id,
+          externalId,
+          direction: 'PAYIN',
+          type,
+          currency,
+          amount: String(amount),
+          payableAmount: String(payable),
+          feePercent: toDbAmount(feePercent),
+          fee: toDbAmount(fee),
+          amountAfterFee: toDbAmount(amountAfterFee('PAYIN', payableAmount, fee)),
+          convertToUsdt: rate !== undefined,
+          exchangeRate: rate ? toDbAmount(rate) : null,
+          usdtAmount: usdt ? toDbAmount(usdt.usdtAmount) : null,
+          usdtAmountAfterFee: usdt ? toDbAmount(usdt.usdtAmountAfterFee) : null,
+          status: 'pending',
+          requisiteId: requisite.id,
+          pdAddress: requisite.address,
+          pdBank: requisite.bank,
+          pdHolderName: requisite.holderName,
+          pdEmv: requisite.emv,
+          successCallbackUrl,
+          ...clientFields(body),
+          comment: body.comment ?? null,
+          expiresAt: new Date(nowMs + merchant.orderTtlSeconds * 1000),
+          createdAt: now,
+          updatedAt: now,
+        });
+        await insertOrderEvent(tx, {
+          orderId: id,
+          fromStatus: null,
+          toStatus: 'pending',
+          actor: `merchant:${merchant.id}`,
+        });
+        return inserted;
+      });
+      return createOrderAnswer(order, clock.now(), publicBaseUrl);
+    } catch (err) {
+      if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
+      throw err;
+    }
+  }
+
+  /**
+   * Finds a merchant's order by internal or external id (decisions.md section 1): another merchant's
+   * internal id is ORDER_FORBIDDEN, an unknown id ORDER_NOT_FOUND.
+   */
+  async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderRow> {
+    if (isInternalId(id)) {
+      const byInternal = await findOrderById(db, id);
+      if (byInternal) {
+        if (byInternal.merchantId !== merchant.id) throw new AppError('ORDER_FORBIDDEN');
+        return byInternal;
+      }
+    }
+    const byExternal = await findOrderByExternalId(db, merchant.id, id);
+    if (!byExternal) throw new AppError('ORDER_NOT_FOUND');
+    return byExternal;
+  }
+
+  function orderDateRange(query: MerchantOrdersQuery): { from: Date; to: Date } {
+    const now = new Date(clock.now());
+    const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+    const from = query.start_date ? parseUtcDateTime('start_date', query.start_date) : dayStart;
+    const to = query.end_date
+      ? new Date(
+          parseUtcDateTime('end_date', query.end_date).getTime() +
+            (query.end_date.trim().length === 10 ? 86_400_000 : 1000),
+        )
+      : new Date(dayStart.getTime() + 86_400_000);
+    return { from, to };
+  }
+
+  return {
+    findOwnOrder,
+
+    /** `POST /merchant/createOrder`: dispatches on the mode the body selects. */
+    async createOrder(merchant: MerchantRow, body: CreateOrderBody) {
+      const mode = orderMode(body);
+      if (mode === 'fiat') return createFiatPayin(merchant, body);
+      if (mode === 'crypto') {
+        if (!merchant.paymentTypes.includes(String(body.type)))
+          throw new AppError('PAYMENT_TYPE_NOT_ALLOWED');
+        // Deposit addresses arrive with the crypto PAYIN issue; until then none is configured.
+        throw new AppError('REQUISITES_NOT_FOUND');
+      }
+      throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+    },
+
+    /** `GET /merchant/order/{id}` payload. */
+    async getOrder(merchant: MerchantRow, id: string) {
+      const order = await findOwnOrder(merchant, id);
+      return orderInfo(order, clock.now(), publicBaseUrl, null);
+    },
+
+    /** `GET /merchant/orders` payload `{total, page, size, orders}`, newest first. */
+    async listMerchantOrders(merchant: MerchantRow, query: MerchantOrdersQuery) {
+      const page = query.page ?? 1;
+      const size = query.size ?? 10;
+      const { from, to } = orderDateRange(query);
+      const filter: OrderFilter = { merchantId: merchant.id, from, to };
+      if (query.type) filter.type = query.type;
+      if (query.order_status) filter.status = query.order_status;
+      if (query.direction) filter.direction = query.direction;
+      const { rows, total } = await listOrders(db, filter, page, size);
+      const nowMs = clock.now();
+      return { total, page, size, orders: rows.map((o) => orderInfo(o, nowMs, publicBaseUrl, null)) };
+    },
+
+    /** Admin list with filters, newest first; rows carry the operator's fields. */
+    async listAdminOrders(filter: OrderFilter, page: number, size: number) {
+      const { rows, total } = await listOrders(db, filter, page, size);
+      const nowMs = clock.now();
+      return { total, page, size, orders: rows.map((o) => adminOrderView(o, nowMs, publicBaseUrl)) };
+    },
+
+    async getAdminOrder(id: string) {
+      const order = await findOrderById(db, id);
+      if (!order) throw new AppError('ORDER_NOT_FOUND');
+      const events = await listOrderEvents(db, id);
+      return {
+        ...adminOrderView(order, clock.now(), publicBaseUrl),
+        events: events.map((e) => ({
+          from: e.fromStatus,
+          to: e.toStatus,
+          actor: e.actor,
+          reason: e.reason,
+          at: e.createdAt.toISOString(),
+        })),
+      };
+    },
+
+    /**
+     * Operator confirmation (decisions.md section 5): pending -> success, or error -> success with a
+     * reason (late payment). Credits the ledger in the same transaction; audited.
+     */
+    async confirm(id: string, reason: string | undefined, actor: AdminActor) {
+      const order = await db.transaction(async (tx) => {
+        const before = await findOrderForUpdate(tx, id);
+        if (!before) throw new AppError('ORDER_NOT_FOUND');
+        const after = await lifecycle.succeed(tx, before, {
+          actor: `operator:${actor.name}`,
+          reason: reason ?? null,
+          now: new Date(clock.now()),
+        });
+        await writeAudit(tx, actor, {
+          action: before.status === 'error' ? 'order.confirm_late' : 'order.confirm',
+          targetType: 'order',
+          targetId: id,
+          before: { status: before.status },
+          after: { status: after.status, reason: reason ?? null },
+        });
+        return after;
+      });
+      return adminOrderView(order, clock.now(), publicBaseUrl);
+    },
+
+    /** Operator cancellation: pending -> error with a reason; frees the amount and requisite; audited. */
+    async cancel(id: string, reason: string, actor: AdminActor) {
+      const order = await db.transaction(async (tx) => {
+        const before = await findOrderForUpdate(tx, id);
+        if (!before) throw new AppError('ORDER_NOT_FOUND');
+        const after = await lifecycle.fail(tx, before, {
+          actor: `operator:${actor.name}`,
+          reason,
+          now: new Date(clock.now()),
+        });
+        await writeAudit(tx, actor, {
+          action: 'order.cancel',
+          targetType: 'order',
+          targetId: id,
+          before: { status: before.status },
+          after: { status: after.status, reason },
+        });
+        return after;
+      });
+      return adminOrderView(order, clock.now(), publicBaseUrl);
+    },
+
+    /** Expires due pending PAYIN orders (decisions.md section 5). Returns how many. */
+    async expireDue(): Promise<number> {
+      const now = new Date(clock.now());
+      return db.transaction(async (tx) => {
+        const ids = await expireDueOrders(tx, now, 500);
+        for (const orderId of ids) {
+          await insertOrderEvent(tx, {
+            orderId,
+            fromStatus: 'pending',
+            toStatus: 'error',
+            actor: 'system',
+            reason: 'expired',
+          });
+        }
+        return ids.length;
+      });
+    },
+  };
+}
+
+/** An order as operators see it: everything the merchant sees plus fees, client signals and state reason. */
+export function adminOrderView(order: OrderRow, nowMs: number, publicBaseUrl: string) {
+  return {
+    ...orderInfo(order, nowMs, publicBaseUrl, null),
+    merchant_id: order.merchantId,
+    requested_amount: order.amount,
+    fee: order.fee,
+    status_reason: order.statusReason,
+    requisite_id: order.requisiteId,
+    client_registered_at: order.clientRegisteredAt?.toISOString() ?? null,
+    client_orders_count: order.clientOrdersCount,
+    client_paid_count: order.clientPaidCount,
+    paid_orders:
+      order.clientPaidCount !== null && order.clientOrdersCount !== null
+        ? `${order.clientPaidCount}/${order.clientOrdersCount}`
+        : null,
+    expires_at: order.expiresAt?.toISOString() ?? null,
+    finished_at: order.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>;

@@ -1,0 +1,80 @@
+import { buildApp, type Services } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import type { Database } from '../../src/db/database.js';
+import type { App } from '../../src/http/schemas.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { closeTestDatabase, testDatabase } from './database.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+
+/** A complete Config for tests; no environment is read. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return Object.freeze({
+    env: 'test',
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: '/tmp/payment-orders-test',
+    databaseUrl: undefined,
+    dbPoolSize: 20,
+    adminToken: ADMIN_TOKEN,
+    secretKey: 'test-secret-key-0123456789abcdef0123456789',
+    publicBaseUrl: 'https://pay.example.test',
+    logLevel: 'silent',
+    rateMaxAgeSeconds: 600,
+    expiryIntervalMs: 200,
+    runJobs: false,
+    bodyLimitBytes: 1_048_576,
+    generatedSecrets: false,
+    ...overrides,
+  } satisfies Config);
+}
+
+/** A clock that tests move by hand; starts at the real time. */
+export function manualClock(
+  start = Date.now(),
+): Clock & { advance(ms: number): void; set(ms: number): void } {
+  let now = start;
+  return {
+    now: () => now,
+    advance(ms) {
+      now += ms;
+    },
+    set(ms) {
+      now = ms;
+    },
+  };
+}
+
+export interface TestApp {
+  app: App;
+  services: Services;
+  database: Database;
+  config: Config;
+  /** Closes the app and the process's test database; call it from the file's `after`. */
+  close(): Promise<void>;
+}
+
+/** Builds the real application over the test database. Call `close` in the file's `after` hook. */
+export async function startTestApp(
+  options: { config?: Partial<Config>; clock?: Clock } = {},
+): Promise<TestApp> {
+  const database = await testDatabase();
+  const config = testConfig(options.config);
+  const { app, services } = await buildApp({
+    config,
+    database,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  await app.ready();
+  openApps.add(app);
+  return { app, services, database, config, close: () => closeAll(app) };
+}
+
+const openApps = new Set<App>();
+
+/** Closes this app; the database goes with the last app of the process. */
+async function closeAll(app: App): Promise<void> {
+  openApps.delete(app);
+  await app.close();
+  if (openApps.size === 0) await closeTestDatabase();
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { registerErrorHandler } from './http/error-handler.js';
@@ -23,21 +23,33 @@ import { createOrderLifecycle } from './modules/orders/order-lifecycle.js';
 import { ordersAdminRoutes } from './modules/orders/orders-admin-routes.js';
 import { ordersRoutes } from './modules/orders/orders-routes.js';
 import { createOrdersService } from './modules/orders/orders-service.js';
+import { createOutboundGuard, type OutboundGuard } from './modules/outbound/outbound-guard.js';
 import { ratesAdminRoutes } from './modules/rates/rates-admin-routes.js';
 import { createRatesService } from './modules/rates/rates-service.js';
 import { requisitesAdminRoutes } from './modules/requisites/requisites-admin-routes.js';
 import { createRequisitesService } from './modules/requisites/requisites-service.js';
+import { createWebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
+import { webhooksAdminRoutes } from './modules/webhooks/webhooks-admin-routes.js';
+import { createWebhooksService } from './modules/webhooks/webhooks-service.js';
 
 export interface AppDeps {
   config: Config;
   database: Database;
   clock?: Clock;
+  /** Replaces the outbound guard (tests: a resolver that never asks real DNS). */
+  guard?: OutboundGuard;
   /** Fastify logger options; false silences (tests). */
   logger?: FastifyServerOptions['logger'];
 }
 
 /** Every service of the process, built from its dependencies: the one place where wiring happens. */
-export function createServices(deps: { config: Config; database: Database; clock: Clock }) {
+export function createServices(deps: {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  guard?: OutboundGuard;
+  log?: FastifyBaseLogger;
+}) {
   const { config, database, clock } = deps;
   const secretBox = createSecretBox(config.secretKey);
   const merchants = createMerchantsService({ database, secretBox, clock });
@@ -45,7 +57,18 @@ export function createServices(deps: { config: Config; database: Database; clock
   const rates = createRatesService({ database, clock, maxAgeSeconds: config.rateMaxAgeSeconds });
   const ledger = createLedgerService({ database });
   const requisites = createRequisitesService({ database, clock, banks });
-  const lifecycle = createOrderLifecycle();
+  const guard = deps.guard ?? createOutboundGuard({ allowlist: config.outboundAllowlist });
+  const dispatcher = createWebhookDispatcher({
+    database,
+    clock,
+    guard,
+    apiKeyFor: (merchantId) => merchants.currentApiKey(merchantId),
+    batchSize: config.webhookBatchSize,
+    loops: config.webhookLoops,
+    ...(deps.log ? { log: deps.log } : {}),
+  });
+  const webhooks = createWebhooksService({ database, clock, onEnqueued: () => dispatcher.wake() });
+  const lifecycle = createOrderLifecycle([webhooks.enqueueOnSuccess]);
   const orders = createOrdersService({
     database,
     clock,
@@ -53,7 +76,7 @@ export function createServices(deps: { config: Config; database: Database; clock
     lifecycle,
     publicBaseUrl: config.publicBaseUrl,
   });
-  return { merchants, banks, rates, ledger, requisites, orders };
+  return { merchants, banks, rates, ledger, requisites, orders, webhooks, dispatcher, guard };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -98,8 +121,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     reply.header('x-request-id', request.id);
   });
 
-  const services = createServices({ config, database, clock });
+  const services = createServices({
+    config,
+    database,
+    clock,
+    log: app.log,
+    ...(deps.guard ? { guard: deps.guard } : {}),
+  });
   const merchantAuth = createMerchantAuth(services.merchants);
+  app.addHook('onClose', async () => {
+    await services.guard.dispatcher.close();
+  });
 
   healthRoutes(app, { database });
   ordersRoutes(app, { orders: services.orders, merchantAuth });
@@ -113,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     ratesAdminRoutes(admin, { rates: services.rates });
     ordersAdminRoutes(admin, { orders: services.orders });
     banksAdminRoutes(admin, { banks: services.banks });
+    webhooksAdminRoutes(admin, { webhooks: services.webhooks });
   });
 
   return { app, services };

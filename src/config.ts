@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { randomToken } from './lib/secrets.js';
+import { type Allowlist, parseAllowlist } from './modules/outbound/address-policy.js';
 
 /**
  * Every environment variable the service reads, in one schema (README "Configuration" documents each).
@@ -28,6 +29,9 @@ const EnvSchema = Type.Object({
   EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 5000, default: 1000 }),
   RUN_JOBS: Type.Boolean({ default: true }),
   BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576 }),
+  OUTBOUND_ALLOWLIST: Type.String({ default: '' }),
+  WEBHOOK_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
+  WEBHOOK_LOOPS: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -52,6 +56,14 @@ export interface Config {
   /** Whether this process runs the background jobs (expiry sweeper, later the webhook dispatcher). */
   readonly runJobs: boolean;
   readonly bodyLimitBytes: number;
+  /**
+   * Hosts and CIDRs that merchant URLs (webhooks, receipt URLs) may reach although not public.
+   * For development and tests only: in production it opens our network to merchants.
+   */
+  readonly outboundAllowlist: Allowlist;
+  /** Deliveries a dispatcher round claims, and parallel rounds per process. */
+  readonly webhookBatchSize: number;
+  readonly webhookLoops: number;
   /** True when the admin token was generated at this start (the start banner shows it). */
   readonly generatedSecrets: boolean;
 }
@@ -121,6 +133,12 @@ function embeddedSecrets(dataDir: string): { secrets: StoredSecrets; generated: 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parseEnv(env);
   const dataDir = resolve(e.DATA_DIR);
+  let outboundAllowlist: Allowlist;
+  try {
+    outboundAllowlist = parseAllowlist(e.OUTBOUND_ALLOWLIST);
+  } catch (err) {
+    throw new ConfigError(`Invalid OUTBOUND_ALLOWLIST: ${(err as Error).message}`);
+  }
   let adminToken = e.ADMIN_TOKEN;
   let secretKey = e.SECRET_KEY;
   let generated = false;
@@ -153,6 +171,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     expiryIntervalMs: e.EXPIRY_INTERVAL_MS,
     runJobs: e.RUN_JOBS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    outboundAllowlist,
+    webhookBatchSize: e.WEBHOOK_BATCH_SIZE,
+    webhookLoops: e.WEBHOOK_LOOPS,
     generatedSecrets: generated,
   });
 }

@@ -5,7 +5,8 @@ import { type PeriodicJob, startPeriodic } from './lib/periodic.js';
 
 /**
  * Starts the background jobs of a process: the expiry sweeper (decisions.md section 5: pending PAYIN
- * orders expire within 5 s of the deadline). Safe to run in several processes at once.
+ * orders expire within 5 s of the deadline) and the webhook dispatcher (decisions.md section 11).
+ * Safe to run in several processes at once.
  */
 export function startJobs(
   services: Services,
@@ -22,9 +23,10 @@ export function startJobs(
       (err) => log.warn({ err }, 'expiry sweep failed'),
     ),
   ];
+  services.dispatcher.start();
   return {
     async stop() {
-      await Promise.all(jobs.map((j) => j.stop()));
+      await Promise.all([...jobs.map((j) => j.stop()), services.dispatcher.stop()]);
     },
   };
 }

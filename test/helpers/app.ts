@@ -3,6 +3,7 @@ import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/schemas.js';
 import type { Clock } from '../../src/lib/clock.js';
+import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';
 import { closeTestDatabase, testDatabase } from './database.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
@@ -25,6 +26,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     runJobs: false,
     bodyLimitBytes: 1_048_576,
     generatedSecrets: false,
+    outboundAllowlist: parseAllowlist('127.0.0.1'),
+    webhookBatchSize: 100,
+    webhookLoops: 2,
     ...overrides,
   } satisfies Config);
 }

@@ -1,0 +1,219 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+
+/**
+ * `npm run admin -- <command>`: the admin API from a terminal, for a first start without curl.
+ * It talks to the running service (ADMIN_URL, default http://HOST:PORT) with ADMIN_TOKEN, or the token
+ * the embedded default generated in DATA_DIR/secrets.json.
+ */
+const USAGE = `Usage: npm run admin -- <command> [options]
+
+Merchants
+  merchant create <merchant_id> [--fee 2.5] [--payout-fee 1] [--currencies RUB,KZT] [--types sim,card]
+                  [--allow-usdt] [--amount-up 30] [--amount-down 30] [--ttl 900]
+  merchant list | merchant show <id> | merchant enable <id> | merchant disable <id>
+  merchant rotate-key <id>
+  merchant adjust <id> --currency RUB --amount 1000 --reason "opening balance"
+Requisites
+  requisite add --kind card|phone|qr|account --bank Sberbank --address 79001234567 --holder "Ivan I."
+                [--currency RUB] [--min 100] [--max 50000] [--daily-limit 500000] [--max-active 10] [--emv ...]
+  requisite list | requisite enable <id> | requisite disable <id>
+Rates
+  rate set <BASE> <QUOTE> <rate>        e.g. rate set USDT RUB 92.5
+  rate list
+Orders
+  orders [--merchant id] [--status pending|success|error]
+  order show <id> | order confirm <id> [--reason "..."] | order cancel <id> --reason "..."
+
+Environment: ADMIN_URL (default http://$HOST:$PORT or http://127.0.0.1:3000), ADMIN_TOKEN
+(default: read from $DATA_DIR/secrets.json, DATA_DIR defaulting to ./data).`;
+
+function adminToken(): string {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = join(resolve(process.env.DATA_DIR ?? './data'), 'secrets.json');
+  if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { adminToken: string }).adminToken;
+  throw new Error(
+    `No ADMIN_TOKEN set and no ${file}: start the service once (npm start) or set ADMIN_TOKEN.`,
+  );
+}
+
+function baseUrl(): string {
+  if (process.env.ADMIN_URL) return process.env.ADMIN_URL.replace(/\/+$/, '');
+  const host = process.env.HOST && process.env.HOST !== '0.0.0.0' ? process.env.HOST : '127.0.0.1';
+  return `http://${host}:${process.env.PORT ?? '3000'}`;
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<unknown> {
+  const url = `${baseUrl()}${path}`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method,
+      headers: {
+        authorization: `Bearer ${adminToken()}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new Error(
+      `Cannot reach the service at ${baseUrl()}: is it running (npm start)? Set ADMIN_URL otherwise.`,
+    );
+  }
+  const json = (await res.json()) as {
+    success: boolean;
+    data?: unknown;
+    message?: string;
+    details?: unknown;
+  };
+  if (!json.success) {
+    throw new Error(
+      `${method} ${path} failed: ${res.status} ${json.message}${json.details ? ` ${JSON.stringify(json.details)}` : ''}`,
+    );
+  }
+  return json.data;
+}
+
+const list = (v: string | undefined) =>
+  v === undefined
+    ? undefined
+    : v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+const int = (v: string | undefined) => (v === undefined ? undefined : Number.parseInt(v, 10));
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new Error(`Missing ${what}.\n\n${USAGE}`);
+  return value;
+}
+
+/** Runs one CLI command; returns what to print. */
+export async function run(argv: string[]): Promise<unknown> {
+  const { values: o, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      fee: { type: 'string' },
+      'payout-fee': { type: 'string' },
+      currencies: { type: 'string' },
+      types: { type: 'string' },
+      'allow-usdt': { type: 'boolean' },
+      'amount-up': { type: 'string' },
+      'amount-down': { type: 'string' },
+      ttl: { type: 'string' },
+      currency: { type: 'string' },
+      amount: { type: 'string' },
+      reason: { type: 'string' },
+      kind: { type: 'string' },
+      bank: { type: 'string' },
+      address: { type: 'string' },
+      holder: { type: 'string' },
+      min: { type: 'string' },
+      max: { type: 'string' },
+      'daily-limit': { type: 'string' },
+      'max-active': { type: 'string' },
+      emv: { type: 'string' },
+      merchant: { type: 'string' },
+      status: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, action, ...rest] = positionals;
+  if (o.help || !group) return USAGE;
+  const id = rest[0] ?? '';
+  const key = `${group} ${action ?? ''}`.trim();
+  switch (key) {
+    case 'merchant create':
+      return call('POST', '/admin/merchants', {
+        merchant_id: need(id, 'merchant_id'),
+        ...(o.fee !== undefined ? { payin_fee_percent: o.fee } : {}),
+        ...(o['payout-fee'] !== undefined ? { payout_fee_percent: o['payout-fee'] } : {}),
+        ...(o.currencies ? { currencies: list(o.currencies) } : {}),
+        ...(o.types ? { payment_types: list(o.types) } : {}),
+        ...(o['allow-usdt'] ? { allow_usdt: true } : {}),
+        ...(o['amount-up'] !== undefined ? { default_amount_up: int(o['amount-up']) } : {}),
+        ...(o['amount-down'] !== undefined ? { default_amount_down: int(o['amount-down']) } : {}),
+        ...(o.ttl !== undefined ? { order_ttl_seconds: int(o.ttl) } : {}),
+      });
+    case 'merchant list':
+      return call('GET', '/admin/merchants');
+    case 'merchant show':
+      return call('GET', `/admin/merchants/${encodeURIComponent(need(id, 'merchant_id'))}`);
+    case 'merchant enable':
+    case 'merchant disable':
+      return call('PATCH', `/admin/merchants/${encodeURIComponent(need(id, 'merchant_id'))}`, {
+        enabled: action === 'enable',
+      });
+    case 'merchant rotate-key':
+      return call('POST', `/admin/merchants/${encodeURIComponent(need(id, 'merchant_id'))}/api-keys`);
+    case 'merchant adjust':
+      return call(
+        'POST',
+        `/admin/merchants/${encodeURIComponent(need(id, 'merchant_id'))}/ledger-adjustments`,
+        {
+          currency: o.currency ?? 'RUB',
+          amount: need(o.amount, '--amount'),
+          reason: need(o.reason, '--reason'),
+        },
+      );
+    case 'requisite add':
+      return call('POST', '/admin/requisites', {
+        kind: need(o.kind, '--kind'),
+        bank: need(o.bank, '--bank'),
+        address: need(o.address, '--address'),
+        holder_name: need(o.holder, '--holder'),
+        currency: o.currency ?? 'RUB',
+        ...(o.min !== undefined ? { min_amount: o.min } : {}),
+        ...(o.max !== undefined ? { max_amount: o.max } : {}),
+        ...(o['daily-limit'] !== undefined ? { daily_limit: o['daily-limit'] } : {}),
+        ...(o['max-active'] !== undefined ? { max_active_orders: int(o['max-active']) } : {}),
+        ...(o.emv !== undefined ? { emv: o.emv } : {}),
+      });
+    case 'requisite list':
+      return call('GET', '/admin/requisites');
+    case 'requisite enable':
+    case 'requisite disable':
+      return call('PATCH', `/admin/requisites/${encodeURIComponent(need(id, 'requisite id'))}`, {
+        enabled: action === 'enable',
+      });
+    case 'rate set':
+      return call('PUT', '/admin/rates', {
+        base: need(rest[0], 'BASE'),
+        quote: need(rest[1], 'QUOTE'),
+        rate: need(rest[2], 'rate'),
+      });
+    case 'rate list':
+      return call('GET', '/admin/rates');
+    case 'order show':
+      return call('GET', `/admin/orders/${encodeURIComponent(need(id, 'order id'))}`);
+    case 'order confirm':
+      return call(
+        'POST',
+        `/admin/orders/${encodeURIComponent(need(id, 'order id'))}/confirm`,
+        o.reason ? { reason: o.reason } : {},
+      );
+    case 'order cancel':
+      return call('POST', `/admin/orders/${encodeURIComponent(need(id, 'order id'))}/cancel`, {
+        reason: need(o.reason, '--reason'),
+      });
+  }
+  if (group === 'orders') {
+    const q = new URLSearchParams();
+    if (o.merchant) q.set('merchant_id', o.merchant);
+    if (o.status) q.set('status', o.status);
+    return call('GET', `/admin/orders?${q}`);
+  }
+  throw new Error(`Unknown command "${key}".\n\n${USAGE}`);
+}
+
+run(process.argv.slice(2)).then(
+  (out) => {
+    process.stdout.write(`${typeof out === 'string' ? out : JSON.stringify(out, null, 2)}\n`);
+  },
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

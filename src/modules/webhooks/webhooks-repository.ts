@@ -1,0 +1,157 @@
+import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.js';
+import { webhookAttempts, webhookDeliveries } from '../../db/schema.js';
+
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** Writes a pending delivery due at `dueAt`; call it in the transaction of the status change. */
+export async function insertDelivery(
+  ex: Executor,
+  row: {
+    orderId: string;
+    merchantId: string;
+    url: string;
+    body: string;
+    dueAt: Date;
+    resendOf?: string | null;
+  },
+): Promise<DeliveryRow> {
+  const rows = await ex
+    .insert(webhookDeliveries)
+    .values({
+      orderId: row.orderId,
+      merchantId: row.merchantId,
+      url: row.url,
+      body: row.body,
+      nextAttemptAt: row.dueAt,
+      resendOf: row.resendOf ?? null,
+    })
+    .returning();
+  const inserted = rows[0];
+  if (!inserted) throw new Error('insert returned no row');
+  return inserted;
+}
+
+/** A claimed delivery: the lease token proves this worker still owns it when recording the result. */
+export interface ClaimedDelivery {
+  id: string;
+  merchantId: string;
+  url: string;
+  body: string;
+  attempts: number;
+  lockToken: string;
+}
+
+/**
+ * Claims up to `limit` due deliveries for one worker: rows not leased (or whose lease ran out, e.g.
+ * the worker died mid-send) are leased until `leaseUntil` under `token`. One short statement with
+ * FOR UPDATE SKIP LOCKED, so concurrent workers never claim the same row.
+ */
+export async function claimDueDeliveries(
+  ex: Executor,
+  now: Date,
+  leaseUntil: Date,
+  token: string,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
+  const due = ex
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.status, 'pending'),
+        lte(webhookDeliveries.nextAttemptAt, now),
+        or(isNull(webhookDeliveries.lockedUntil), lt(webhookDeliveries.lockedUntil, now)),
+      ),
+    )
+    .orderBy(webhookDeliveries.nextAttemptAt)
+    .limit(limit)
+    .for('update', { skipLocked: true });
+  const rows = await ex
+    .update(webhookDeliveries)
+    .set({ lockedUntil: leaseUntil, lockToken: token })
+    .where(sql`${webhookDeliveries.id} IN ${due}`)
+    .returning({
+      id: webhookDeliveries.id,
+      merchantId: webhookDeliveries.merchantId,
+      url: webhookDeliveries.url,
+      body: webhookDeliveries.body,
+      attempts: webhookDeliveries.attempts,
+    });
+  return rows.map((r) => ({ ...r, lockToken: token }));
+}
+
+/** The outcome of one try, and what the delivery becomes. */
+export interface AttemptResult {
+  startedAt: Date;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+  responseSnippet: string | null;
+  /** The delivery's new state: delivered, exhausted, or pending again at `nextAttemptAt`. */
+  status: 'delivered' | 'pending' | 'exhausted';
+  nextAttemptAt: Date;
+}
+
+/**
+ * Records a try and moves the delivery, in one statement, only while `lockToken` still owns it (a
+ * worker whose lease ran out cannot overwrite the newer owner). Returns false when it did not own it.
+ */
+export async function recordAttempt(
+  ex: Executor,
+  delivery: ClaimedDelivery,
+  r: AttemptResult,
+): Promise<boolean> {
+  const result = await ex.execute(sql`
+    WITH moved AS (
+      UPDATE ${webhookDeliveries}
+      SET attempts = attempts + 1,
+          status = ${r.status},
+          next_attempt_at = ${r.nextAttemptAt.toISOString()}::timestamptz,
+          locked_until = NULL,
+          lock_token = NULL,
+          last_status_code = ${r.statusCode},
+          last_error = ${r.error},
+          delivered_at = ${r.status === 'delivered' ? r.startedAt.toISOString() : null}::timestamptz
+      WHERE id = ${delivery.id} AND lock_token = ${delivery.lockToken}
+      RETURNING id, attempts
+    )
+    INSERT INTO ${webhookAttempts} (delivery_id, attempt_no, started_at, status_code, latency_ms, error, response_snippet)
+    SELECT id, attempts, ${r.startedAt.toISOString()}::timestamptz, ${r.statusCode}, ${r.latencyMs}, ${r.error}, ${r.responseSnippet}
+    FROM moved
+    RETURNING id`);
+  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+}
+
+export async function findDelivery(ex: Executor, id: string): Promise<DeliveryRow | undefined> {
+  return (await ex.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).limit(1))[0];
+}
+
+/** Deliveries (newest first) with their attempts, for operators. */
+export async function listDeliveries(
+  ex: Executor,
+  filter: { orderId?: string; status?: string },
+  limit: number,
+) {
+  const deliveries = await ex
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        filter.orderId ? eq(webhookDeliveries.orderId, filter.orderId) : undefined,
+        filter.status ? eq(webhookDeliveries.status, filter.status as DeliveryRow['status']) : undefined,
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.createdAt))
+    .limit(limit);
+  const ids = deliveries.map((d) => d.id);
+  const attempts =
+    ids.length === 0
+      ? []
+      : await ex
+          .select()
+          .from(webhookAttempts)
+          .where(inArray(webhookAttempts.deliveryId, ids))
+          .orderBy(webhookAttempts.deliveryId, webhookAttempts.attemptNo);
+  return deliveries.map((d) => ({ delivery: d, attempts: attempts.filter((a) => a.deliveryId === d.id) }));
+}

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { errorBody, registerErrorHandler } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import type { App } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
@@ -14,6 +14,8 @@ import { createAdminAuth } from './modules/auth/admin-auth.js';
 import { createMerchantAuth } from './modules/auth/merchant-auth.js';
 import { banksAdminRoutes, banksRoutes } from './modules/banks/banks-routes.js';
 import { createBanksService } from './modules/banks/banks-service.js';
+import { chainRoutes, cryptoAdminRoutes } from './modules/crypto/crypto-routes.js';
+import { createCryptoService } from './modules/crypto/crypto-service.js';
 import { healthRoutes } from './modules/health/health-routes.js';
 import { balanceRoutes } from './modules/ledger/balance-routes.js';
 import { createLedgerService } from './modules/ledger/ledger-service.js';
@@ -69,14 +71,16 @@ export function createServices(deps: {
   });
   const webhooks = createWebhooksService({ database, clock, onEnqueued: () => dispatcher.wake() });
   const lifecycle = createOrderLifecycle([webhooks.enqueueOnSuccess]);
+  const crypto = createCryptoService({ database, clock, rates, lifecycle });
   const orders = createOrdersService({
     database,
     clock,
     rates,
     lifecycle,
     publicBaseUrl: config.publicBaseUrl,
+    modes: { crypto: crypto.createPayin, confirmCrypto: crypto.operatorConfirm },
   });
-  return { merchants, banks, rates, ledger, requisites, orders, webhooks, dispatcher, guard };
+  return { merchants, banks, rates, ledger, requisites, orders, webhooks, dispatcher, guard, crypto };
 }
 
 export type Services = ReturnType<typeof createServices>;
@@ -112,6 +116,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     ajv: { customOptions: { coerceTypes: false } },
+    // Path ids up to the longest order_id (128) and more are routed and validated by their schemas.
+    maxParamLength: 512,
+    // Malformed URLs and over-long path parameters get the error envelope too (with a request id).
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      const code = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'VALIDATION_ERROR' : 'NOT_FOUND';
+      const body = errorBody(code);
+      void (reply as unknown as FastifyReply).status(body.status).send(body);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.setValidatorCompiler(createValidatorCompiler());
@@ -137,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   ordersRoutes(app, { orders: services.orders, merchantAuth });
   balanceRoutes(app, { ledger: services.ledger, merchantAuth });
   banksRoutes(app, { banks: services.banks, merchantAuth });
+  chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
 
   await app.register(async (admin: App) => {
     admin.addHook('preValidation', createAdminAuth(config.adminToken));
@@ -146,6 +160,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     ordersAdminRoutes(admin, { orders: services.orders });
     banksAdminRoutes(admin, { banks: services.banks });
     webhooksAdminRoutes(admin, { webhooks: services.webhooks });
+    cryptoAdminRoutes(admin, { crypto: services.crypto });
   });
 
   return { app, services };

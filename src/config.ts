@@ -32,6 +32,9 @@ const EnvSchema = Type.Object({
   OUTBOUND_ALLOWLIST: Type.String({ default: '' }),
   WEBHOOK_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
   WEBHOOK_LOOPS: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
+  CHAIN_WATCHER_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
+  RATES_PROVIDER_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  RATES_PROVIDER_INTERVAL: Type.Integer({ minimum: 5, maximum: 86_400, default: 60 }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -64,6 +67,11 @@ export interface Config {
   /** Deliveries a dispatcher round claims, and parallel rounds per process. */
   readonly webhookBatchSize: number;
   readonly webhookLoops: number;
+  /** Bearer token of `POST /chain/notifications`; unset: the endpoint refuses every call. */
+  readonly chainWatcherToken: string | undefined;
+  /** Optional HTTP JSON source of exchange rates, polled every `ratesProviderIntervalSeconds`. */
+  readonly ratesProviderUrl: string | undefined;
+  readonly ratesProviderIntervalSeconds: number;
   /** True when the admin token was generated at this start (the start banner shows it). */
   readonly generatedSecrets: boolean;
 }
@@ -174,6 +182,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboundAllowlist,
     webhookBatchSize: e.WEBHOOK_BATCH_SIZE,
     webhookLoops: e.WEBHOOK_LOOPS,
+    chainWatcherToken: e.CHAIN_WATCHER_TOKEN,
+    ratesProviderUrl: e.RATES_PROVIDER_URL,
+    ratesProviderIntervalSeconds: e.RATES_PROVIDER_INTERVAL,
     generatedSecrets: generated,
   });
 }

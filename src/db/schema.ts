@@ -97,6 +97,8 @@ export const orders = pgTable(
     /** external_id: the merchant's `order_id`, or the internal id when none was given. */
     externalId: text('external_id').notNull(),
     direction: text('direction').$type<'PAYIN' | 'PAYOUT'>().notNull(),
+    /** Creation mode: fiat PAYIN, crypto PAYIN or PAYOUT. */
+    method: text('method').$type<'fiat' | 'crypto' | 'payout'>().notNull().default('fiat'),
     type: text('type').notNull(),
     currency: text('currency').notNull(),
     /** Amount of the request, in `currency` (decimal string). */
@@ -110,7 +112,17 @@ export const orders = pgTable(
     exchangeRate: numeric('exchange_rate'),
     usdtAmount: numeric('usdt_amount'),
     usdtAmountAfterFee: numeric('usdt_amount_after_fee'),
+    /** Crypto: exact amount to send, 8 decimals; null until a rate exists (RUB mode). */
     cryptoAmount: numeric('crypto_amount'),
+    /** Crypto: the coin/RUB rate fixed when `cryptoAmount` was computed (RUB mode) or at creation. */
+    cryptoRate: numeric('crypto_rate'),
+    /** Crypto: index of the derived deposit address (never reused per key network). */
+    derivationIndex: integer('derivation_index'),
+    /** Crypto: total received so far, in the coin. */
+    receivedAmount: numeric('received_amount'),
+    /** What the ledger was credited (or debited, payouts) on success, fixed then. */
+    creditedCurrency: text('credited_currency'),
+    creditedAmount: numeric('credited_amount'),
     status: text('status').$type<'pending' | 'success' | 'error'>().notNull(),
     statusReason: text('status_reason'),
     requisiteId: uuid('requisite_id').references(() => requisites.id),
@@ -134,10 +146,11 @@ export const orders = pgTable(
     index('orders_merchant_created_idx').on(t.merchantId, t.createdAt),
     index('orders_pending_amount_idx')
       .on(t.payableAmount)
-      .where(sql`status = 'pending' AND direction = 'PAYIN' AND currency = 'RUB'`),
+      .where(sql`status = 'pending' AND method = 'fiat' AND currency = 'RUB'`),
     index('orders_pending_expiry_idx').on(t.expiresAt).where(sql`status = 'pending'`),
     index('orders_requisite_idx').on(t.requisiteId, t.status),
     index('orders_created_idx').on(t.createdAt),
+    index('orders_deposit_address_idx').on(t.pdAddress).where(sql`method = 'crypto'`),
   ],
 );
 
@@ -302,4 +315,44 @@ export const webhookAttempts = pgTable(
     responseSnippet: text('response_snippet'),
   },
   (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId)],
+);
+
+/** Operator-configured account-level extended public keys, one per key network, and the next index. */
+export const cryptoXpubs = pgTable('crypto_xpubs', {
+  network: text('network').primaryKey(),
+  xpub: text('xpub').notNull(),
+  nextIndex: integer('next_index').notNull().default(0),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});
+
+/** Deposit addresses loaded by operators for networks without xpub derivation (TON). */
+export const cryptoPoolAddresses = pgTable(
+  'crypto_pool_addresses',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    network: text('network').notNull(),
+    address: text('address').notNull(),
+    lastAssignedAt: ts('last_assigned_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('crypto_pool_address_uq').on(t.network, t.address)],
+);
+
+/** Chain transactions reported by the watcher or an operator; one row per (network, tx_hash). */
+export const cryptoTransactions = pgTable(
+  'crypto_transactions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    address: text('address').notNull(),
+    amount: numeric('amount').notNull(),
+    confirmations: integer('confirmations'),
+    orderId: text('order_id'),
+    /** credited: completed the order; partial: recorded, order still short; late / unmatched: for operators. */
+    outcome: text('outcome').$type<'credited' | 'partial' | 'late' | 'unmatched' | 'ignored'>().notNull(),
+    reportedBy: text('reported_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('crypto_tx_uq').on(t.network, t.txHash), index('crypto_tx_order_idx').on(t.orderId)],
 );

@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify';
  * unauthenticated caller learns nothing before authentication runs (it becomes INVALID_JSON after).
  */
 export function registerJsonBody(app: FastifyInstance): void {
-  app.removeContentTypeParser(['application/json']);
+  // Only JSON (and, where a route adds it, multipart) is taken: text/plain and the rest are 415.
+  app.removeAllContentTypeParsers();
   app.addContentTypeParser(
     /^application\/(.+\+)?json$/,
     { parseAs: 'buffer' },

@@ -7,6 +7,7 @@ import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';
 import { closeTestDatabase, testDatabase } from './database.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
+export const CHAIN_WATCHER_TOKEN = 'test-chain-watcher-token-0123456789';
 
 /** A complete Config for tests; no environment is read. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
@@ -29,6 +30,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     outboundAllowlist: parseAllowlist('127.0.0.1'),
     webhookBatchSize: 100,
     webhookLoops: 2,
+    chainWatcherToken: CHAIN_WATCHER_TOKEN,
+    ratesProviderUrl: undefined,
+    ratesProviderIntervalSeconds: 60,
     ...overrides,
   } satisfies Config);
 }

@@ -14,6 +14,8 @@ export function createAdminAuth(adminToken: string): preValidationAsyncHookHandl
     if (!token || !safeEqual(token, adminToken)) throw new AppError('UNAUTHORIZED');
     request.adminActor = { name: 'admin-token', ip: request.ip };
     if (request.bodyParseError) throw new AppError('INVALID_JSON');
+    // An admin POST without a body means "no options" (e.g. confirm), not a malformed request.
+    if (request.body === undefined && request.method === 'POST') request.body = {};
   };
 }
 

@@ -1,9 +1,10 @@
+import type { Decimal } from 'decimal.js';
 import type { Executor } from '../../db/database.js';
 import { AppError } from '../../lib/errors.js';
-import { money } from '../../lib/money.js';
+import { money, toDbAmount } from '../../lib/money.js';
 import { ACCOUNTS, postJournal } from '../ledger/ledger-repository.js';
 import type { OrderRow } from './order-view.js';
-import { insertOrderEvent, updateOrderStatus } from './orders-repository.js';
+import { insertOrderEvent, type NewOrderRow, updateOrderStatus } from './orders-repository.js';
 
 /** Who moved an order and why (the order timeline; decisions.md section 5). */
 export interface TransitionContext {
@@ -18,31 +19,65 @@ export interface TransitionContext {
  */
 export type SuccessHook = (ex: Executor, order: OrderRow) => Promise<void>;
 
+/** What a successful PAYIN credits the merchant: currency, gross amount and net of the fee. */
+export interface PayinCredit {
+  currency: string;
+  gross: Decimal;
+  net: Decimal;
+}
+
 /**
- * Ledger posting of a successful PAYIN (decisions.md section 6): the merchant is credited
- * `amountAfterFee` in the order currency, or `usdtAmountAfterFee` in USDT with `convertToUsdt`;
- * the fee goes to fee revenue; the gross comes from PAYIN clearing. Balanced per currency.
+ * The credit of a fiat PAYIN (decisions.md section 6): `amountAfterFee` in the order currency, or
+ * `usdtAmountAfterFee` in USDT with `convertToUsdt`; the gross is what the payer paid.
  */
-async function creditPayin(ex: Executor, order: OrderRow): Promise<void> {
+export function fiatCredit(order: OrderRow): PayinCredit {
   const useUsdt = order.convertToUsdt && order.usdtAmount !== null && order.usdtAmountAfterFee !== null;
-  const currency = useUsdt ? 'USDT' : order.currency;
-  const gross = money((useUsdt ? order.usdtAmount : order.payableAmount) ?? 0);
-  const net = money((useUsdt ? order.usdtAmountAfterFee : order.amountAfterFee) ?? 0);
+  return {
+    currency: useUsdt ? 'USDT' : order.currency,
+    gross: money((useUsdt ? order.usdtAmount : order.payableAmount) ?? 0),
+    net: money((useUsdt ? order.usdtAmountAfterFee : order.amountAfterFee) ?? 0),
+  };
+}
+
+/**
+ * Ledger posting of a successful PAYIN: the merchant gets the net, fee revenue the difference, and
+ * the gross comes from PAYIN clearing. Balanced per currency.
+ */
+async function postPayinCredit(ex: Executor, order: OrderRow, credit: PayinCredit): Promise<void> {
   await postJournal(ex, {
     kind: 'payin_credit',
     orderId: order.id,
     entries: [
-      { account: ACCOUNTS.merchant(order.merchantId), merchantId: order.merchantId, currency, amount: net },
-      { account: ACCOUNTS.feeRevenue, currency, amount: gross.minus(net) },
-      { account: ACCOUNTS.payinClearing, currency, amount: gross.negated() },
+      {
+        account: ACCOUNTS.merchant(order.merchantId),
+        merchantId: order.merchantId,
+        currency: credit.currency,
+        amount: credit.net,
+      },
+      { account: ACCOUNTS.feeRevenue, currency: credit.currency, amount: credit.gross.minus(credit.net) },
+      { account: ACCOUNTS.payinClearing, currency: credit.currency, amount: credit.gross.negated() },
     ],
   });
+}
+
+/** Extra work of a move to success, given by the flow that makes it (crypto credits, payouts). */
+export interface SuccessOptions {
+  /** Columns to store with the move (e.g. the received crypto amount). */
+  patch?: Partial<NewOrderRow>;
+  /** PAYIN credit to post instead of the fiat one. */
+  credit?: PayinCredit;
+  /**
+   * Ledger work of a PAYOUT (capturing its hold); called instead of a PAYIN credit.
+   * Returns what was debited.
+   */
+  settle?: (ex: Executor, order: OrderRow) => Promise<{ currency: string; amount: Decimal }>;
 }
 
 /**
  * The state machine of an order (decisions.md section 5): pending -> success | error, and
  * error -> success for an operator-confirmed late payment. Each move writes the order, its timeline
- * event, its ledger entries and its success hooks in the caller's transaction.
+ * event, its ledger entries (with what was credited fixed on the order) and its success hooks
+ * (the webhook outbox row) in the caller's transaction.
  */
 export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
   return {
@@ -50,17 +85,33 @@ export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
      * Moves a locked order to `success`. From `error` only with a reason (late payment).
      * Throws ORDER_STATE_CONFLICT for a successful order, VALIDATION_ERROR for a missing reason.
      */
-    async succeed(ex: Executor, order: OrderRow, ctx: TransitionContext): Promise<OrderRow> {
+    async succeed(
+      ex: Executor,
+      order: OrderRow,
+      ctx: TransitionContext,
+      options: SuccessOptions = {},
+    ): Promise<OrderRow> {
       if (order.status === 'success') throw new AppError('ORDER_STATE_CONFLICT');
       if (order.status === 'error' && !ctx.reason) {
         throw new AppError('VALIDATION_ERROR', [
           { field: 'reason', problem: 'is required to confirm a failed order' },
         ]);
       }
+      let credited: { currency: string; amount: Decimal };
+      if (options.settle) {
+        credited = await options.settle(ex, { ...order, ...options.patch });
+      } else {
+        const credit = options.credit ?? fiatCredit(order);
+        await postPayinCredit(ex, order, credit);
+        credited = { currency: credit.currency, amount: credit.net };
+      }
       const updated = await updateOrderStatus(ex, order.id, {
+        ...options.patch,
         status: 'success',
         statusReason: ctx.reason ?? null,
         finishedAt: ctx.now,
+        creditedCurrency: credited.currency,
+        creditedAmount: toDbAmount(credited.amount),
       });
       if (!updated) throw new AppError('ORDER_NOT_FOUND');
       await insertOrderEvent(ex, {
@@ -70,7 +121,6 @@ export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
         actor: ctx.actor,
         reason: ctx.reason ?? null,
       });
-      if (updated.direction === 'PAYIN') await creditPayin(ex, updated);
       for (const hook of successHooks) await hook(ex, updated);
       return updated;
     },

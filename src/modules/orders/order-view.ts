@@ -14,6 +14,16 @@ export function remainingSeconds(order: OrderRow, nowMs: number): number | undef
 
 /** `payment_details` of an order (merchant-api.md "Order-creation response"). */
 export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
+  if (order.method === 'crypto') {
+    return {
+      address: order.pdAddress,
+      bank: order.pdBank,
+      holder_name: order.pdHolderName,
+      type: order.type,
+      amount: money(order.amount).toFixed(),
+      cryptoAmount: order.cryptoAmount === null ? null : money(order.cryptoAmount).toFixed(8),
+    };
+  }
   return {
     address: order.pdAddress,
     bank: order.pdBank,
@@ -32,6 +42,7 @@ export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
  */
 export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl: string) {
   const remaining = remainingSeconds(order, nowMs);
+  if (order.method === 'crypto') return cryptoAnswer(order, remaining, publicBaseUrl);
   return {
     ok: true as const,
     id: order.id,
@@ -44,6 +55,28 @@ export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl:
     exchangeRate: order.exchangeRate === null ? null : money(order.exchangeRate).toNumber(),
     currency: order.currency,
     ...(order.direction === 'PAYIN' && remaining !== undefined ? { remainingSeconds: remaining } : {}),
+    payment_details: paymentDetails(order, publicBaseUrl),
+  };
+}
+
+/**
+ * The createOrder answer of a crypto PAYIN (merchant-api.md "createOrder - crypto PAYIN"): no
+ * `exchangeRate`; USDT methods show the exact coin amount as `usdtAmount`.
+ */
+function cryptoAnswer(order: OrderRow, remaining: number | undefined, publicBaseUrl: string) {
+  const exact = (v: string | null) => (v === null ? null : money(v).toNumber());
+  const usdtCoin = order.pdBank === 'USDT';
+  return {
+    ok: true as const,
+    id: order.id,
+    payment_id: order.externalId,
+    status: order.status,
+    direction: order.direction,
+    usdtAmount: usdtCoin ? exact(order.usdtAmount) : num(order.usdtAmount),
+    usdtAmountAfterFee: usdtCoin ? exact(order.usdtAmountAfterFee) : num(order.usdtAmountAfterFee),
+    amountAfterFee: toJsonAmount(order.amountAfterFee),
+    currency: order.currency,
+    ...(remaining !== undefined ? { remainingSeconds: remaining } : {}),
     payment_details: paymentDetails(order, publicBaseUrl),
   };
 }
@@ -65,7 +98,7 @@ export function orderInfo(
     ...answer,
     order_id: order.externalId,
     type: order.type,
-    amount: toJsonAmount(order.amount),
+    amount: money(order.amount).toNumber(),
     created_at: order.createdAt.toISOString(),
     success_callback_url: order.successCallbackUrl,
     merchantFeePercent: money(order.feePercent).toNumber(),

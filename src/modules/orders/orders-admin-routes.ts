@@ -24,7 +24,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService }) {
           type: Type.Optional(Type.String({ maxLength: 32 })),
           from: Type.Optional(Type.String({ description: 'UTC YYYY-MM-DD[ HH:MM:SS]' })),
           to: Type.Optional(Type.String({ description: 'UTC YYYY-MM-DD[ HH:MM:SS], exclusive' })),
-          page: Type.Optional(Type.Integer({ minimum: 1, default: 1 })),
+          page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
           size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
         }),
         response: { 200: Envelope(AnyObject), ...errorResponses },
@@ -73,7 +73,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService }) {
     },
     async (request) => ({
       success: true as const,
-      data: await orders.confirm(request.params.id, request.body?.reason, actorOf(request)),
+      data: await orders.confirm(request.params.id, request.body ?? {}, actorOf(request)),
     }),
   );
 

@@ -69,7 +69,7 @@ export async function takenRubAmounts(ex: Executor, low: number, high: number, n
     .where(
       and(
         eq(orders.status, 'pending'),
-        eq(orders.direction, 'PAYIN'),
+        eq(orders.method, 'fiat'),
         eq(orders.currency, 'RUB'),
         between(orders.payableAmount, String(low), String(high)),
         gt(orders.expiresAt, now),

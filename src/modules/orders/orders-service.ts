@@ -45,7 +45,27 @@ import {
 } from './orders-rules.js';
 import { requisiteNeedFor } from './payment-types.js';
 
+/** Creation of the other modes, provided by their modules (crypto, payouts). */
+export interface ModeHandlers {
+  crypto?: (merchant: MerchantRow, body: CreateOrderBody) => Promise<OrderRow>;
+  payout?: (merchant: MerchantRow, body: CreateOrderBody) => Promise<OrderRow>;
+  /** Operator confirmation of a crypto order with its transaction. */
+  confirmCrypto?: (
+    order: OrderRow,
+    input: { txHash: string; receivedAmount: string },
+    actor: AdminActor,
+  ) => Promise<unknown>;
+}
+
+/** What an operator gives to confirm an order (the crypto fields only for crypto orders). */
+export interface ConfirmInput {
+  reason?: string | undefined;
+  tx_hash?: string | undefined;
+  received_amount?: string | number | undefined;
+}
+
 export interface OrdersServiceDeps {
+  modes?: ModeHandlers;
   database: Database;
   clock: Clock;
   rates: RatesService;
@@ -70,11 +90,20 @@ const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
 /** Parses `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DD`) as UTC; VALIDATION_ERROR naming `field` otherwise. */
 export function parseUtcDateTime(field: string, value: string): Date {
   const m = UTC_DATE_TIME.exec(value.trim());
-  const ms = m
-    ? Date.UTC(+(m[1] ?? 0), +(m[2] ?? 1) - 1, +(m[3] ?? 1), +(m[4] ?? 0), +(m[5] ?? 0), +(m[6] ?? 0))
-    : NaN;
-  if (!Number.isFinite(ms)) throw invalidField(field, 'must be YYYY-MM-DD HH:MM:SS (UTC)');
-  return new Date(ms);
+  const parts = m ? [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) : [];
+  const [y = 0, mo = 1, d = 1, h = 0, mi = 0, s = 0] = parts;
+  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
+  // Date.UTC rolls over (Feb 30 -> Mar 1, 25:00 -> next day): a real date reads back the same.
+  const exact =
+    m !== null &&
+    date.getUTCFullYear() === y &&
+    date.getUTCMonth() === mo - 1 &&
+    date.getUTCDate() === d &&
+    date.getUTCHours() === h &&
+    date.getUTCMinutes() === mi &&
+    date.getUTCSeconds() === s;
+  if (!exact) throw invalidField(field, 'must be a real date, YYYY-MM-DD HH:MM:SS (UTC)');
+  return date;
 }
 
 /** Orders: creation (fiat PAYIN here), reading, operator confirmation and cancellation, expiry. */
@@ -209,13 +238,9 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     async createOrder(merchant: MerchantRow, body: CreateOrderBody) {
       const mode = orderMode(body);
       if (mode === 'fiat') return createFiatPayin(merchant, body);
-      if (mode === 'crypto') {
-        if (!merchant.paymentTypes.includes(String(body.type)))
-          throw new AppError('PAYMENT_TYPE_NOT_ALLOWED');
-        // Deposit addresses arrive with the crypto PAYIN issue; until then none is configured.
-        throw new AppError('REQUISITES_NOT_FOUND');
-      }
-      throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+      const handler = deps.modes?.[mode];
+      if (!handler) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+      return createOrderAnswer(await handler(merchant, body), clock.now(), publicBaseUrl);
     },
 
     /** `GET /merchant/order/{id}` payload. */
@@ -265,7 +290,28 @@ export function createOrdersService(deps: OrdersServiceDeps) {
      * Operator confirmation (decisions.md section 5): pending -> success, or error -> success with a
      * reason (late payment). Credits the ledger in the same transaction; audited.
      */
-    async confirm(id: string, reason: string | undefined, actor: AdminActor) {
+    async confirm(id: string, input: ConfirmInput, actor: AdminActor) {
+      const reason = input.reason;
+      const current = await findOrderById(db, id);
+      if (!current) throw new AppError('ORDER_NOT_FOUND');
+      if (current.method === 'crypto') {
+        if (!input.tx_hash) throw invalidField('tx_hash', 'is required to confirm a crypto order');
+        const received = String(input.received_amount ?? '');
+        if (!/^\d{1,15}(\.\d{1,18})?$/.test(received) || money(received).lte(0)) {
+          throw invalidField('received_amount', 'must be a positive amount in the coin');
+        }
+        if (current.status === 'success') throw new AppError('ORDER_STATE_CONFLICT');
+        if (current.status === 'error' && !reason)
+          throw invalidField('reason', 'is required to confirm a failed order');
+        if (!deps.modes?.confirmCrypto) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+        const outcome = await deps.modes.confirmCrypto(
+          current,
+          { txHash: input.tx_hash, receivedAmount: received },
+          actor,
+        );
+        const after = await findOrderById(db, id);
+        return { ...adminOrderView(after ?? current, clock.now(), publicBaseUrl), confirmation: outcome };
+      }
       const order = await db.transaction(async (tx) => {
         const before = await findOrderForUpdate(tx, id);
         if (!before) throw new AppError('ORDER_NOT_FOUND');

@@ -61,6 +61,21 @@ export function createRatesService(deps: { database: Database; clock: Clock; max
       });
     },
 
+    /** Stores rates from the provider (source "provider"); the provider's own log is its trail. */
+    async setFromProvider(list: Array<{ base: string; quote: string; rate: string }>) {
+      const now = new Date(clock.now());
+      for (const r of list) {
+        await db
+          .insert(rates)
+          .values({ ...r, rate: money(r.rate).toFixed(), source: 'provider', updatedAt: now })
+          .onConflictDoUpdate({
+            target: [rates.base, rates.quote],
+            set: { rate: money(r.rate).toFixed(), source: 'provider', updatedAt: now },
+          });
+      }
+      return list.length;
+    },
+
     async list() {
       const rows = await db.select().from(rates).orderBy(rates.base, rates.quote);
       const now = clock.now();

@@ -13,13 +13,16 @@ export function utcDayStart(now: Date): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 
+/** The outer requisite row, spelled out: inside a subquery over `orders o` a bare "id" would mean o.id. */
+const outerId = sql.raw('"requisites"."id"');
+
 /** Pending orders on the requisite. */
-const activeCount = sql<number>`(SELECT count(*) FROM ${orders} o WHERE o.requisite_id = ${requisites.id} AND o.status = 'pending')`;
+const activeCount = sql<number>`(SELECT count(*) FROM ${orders} o WHERE o.requisite_id = ${outerId} AND o.status = 'pending')`;
 
 /** Today's turnover: pending amounts plus amounts confirmed since the UTC day start. */
 function turnover(dayStart: Date): SQL<string> {
   return sql<string>`(SELECT coalesce(sum(o.payable_amount), 0) FROM ${orders} o
-    WHERE o.requisite_id = ${requisites.id}
+    WHERE o.requisite_id = ${outerId}
       AND (o.status = 'pending' OR (o.status = 'success' AND o.finished_at >= ${dayStart.toISOString()}::timestamptz)))`;
 }
 

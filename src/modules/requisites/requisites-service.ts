@@ -142,7 +142,8 @@ export function createRequisitesService(deps: { database: Database; clock: Clock
 
     /** Enables/disables a requisite or changes its limits; audited. */
     async update(id: string, patch: RequisitePatch, actor: AdminActor) {
-      if (!/^[0-9a-f-]{36}$/.test(id)) throw new AppError('NOT_FOUND');
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id))
+        throw new AppError('NOT_FOUND');
       const columns = limitColumns(patch);
       if (patch.enabled !== undefined) {
         columns.enabled = patch.enabled;

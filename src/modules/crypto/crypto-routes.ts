@@ -1,0 +1,112 @@
+import { Type } from '@sinclair/typebox';
+import type { preValidationAsyncHookHandler } from 'fastify';
+import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
+import { safeEqual } from '../../lib/secrets.js';
+import { actorOf } from '../auth/admin-auth.js';
+import type { CryptoService } from './crypto-service.js';
+
+const Network = Type.Union(
+  ['TRC20', 'ERC20', 'BEP20', 'TON', 'BTC', 'LTC'].map((n) => Type.Literal(n)),
+  { description: 'The network as createOrder shows it in payment_details.holder_name' },
+);
+
+/** Bearer `CHAIN_WATCHER_TOKEN`; without a configured token the endpoint refuses everyone. */
+function watcherAuth(token: string | undefined): preValidationAsyncHookHandler {
+  return async (request) => {
+    const value = request.headers.authorization;
+    const given = typeof value === 'string' && value.startsWith('Bearer ') ? value.slice(7).trim() : '';
+    if (!token || !given || !safeEqual(given, token)) throw new AppError('UNAUTHORIZED');
+    if (request.bodyParseError) throw new AppError('INVALID_JSON');
+  };
+}
+
+/** `POST /chain/notifications`: a chain watcher reports a payment to a deposit address (issue 4). */
+export function chainRoutes(app: App, deps: { crypto: CryptoService; watcherToken: string | undefined }) {
+  app.post(
+    '/chain/notifications',
+    {
+      preValidation: watcherAuth(deps.watcherToken),
+      schema: {
+        tags: ['chain'],
+        body: Type.Object({
+          network: Network,
+          address: Type.String({ minLength: 1, maxLength: 128 }),
+          tx_hash: Type.String({ minLength: 1, maxLength: 200 }),
+          amount: Type.Union([
+            Type.String({ pattern: '^\\d{1,15}(\\.\\d{1,18})?$' }),
+            Type.Number({ exclusiveMinimum: 0 }),
+          ]),
+          confirmations: Type.Optional(Type.Integer({ minimum: 0 })),
+        }),
+        response: {
+          200: Envelope(
+            Type.Object({
+              outcome: Type.String({ description: 'credited, partial, late, unmatched or duplicate' }),
+              order_id: Type.Union([Type.String(), Type.Null()]),
+              status: Type.Union([Type.String(), Type.Null()]),
+            }),
+          ),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return {
+        success: true as const,
+        data: await deps.crypto.chainNotification({
+          network: b.network,
+          address: b.address,
+          txHash: b.tx_hash,
+          amount: String(b.amount),
+          confirmations: b.confirmations ?? null,
+        }),
+      };
+    },
+  );
+}
+
+/** Admin: extended public keys, TON pool addresses, transactions needing attention (issue 4). */
+export function cryptoAdminRoutes(app: App, deps: { crypto: CryptoService }) {
+  app.put(
+    '/admin/crypto/xpubs',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Set the account xpub of btc, ltc, evm or tron; answers the address at index 0 to check',
+        body: Type.Object({
+          network: Type.String({ maxLength: 10 }),
+          xpub: Type.String({ minLength: 20, maxLength: 200 }),
+        }),
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.crypto.setXpub(request.body, actorOf(request)),
+    }),
+  );
+  app.post(
+    '/admin/crypto/pool-addresses',
+    {
+      schema: {
+        tags: ['admin'],
+        body: Type.Object({
+          network: Type.String({ maxLength: 10 }),
+          addresses: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 10_000 }),
+        }),
+        response: { 200: Envelope(AnyObject), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.crypto.addPoolAddresses(request.body, actorOf(request)),
+    }),
+  );
+  app.get(
+    '/admin/crypto',
+    { schema: { tags: ['admin'], response: { 200: Envelope(AnyObject), ...errorResponses } } },
+    async () => ({ success: true as const, data: await deps.crypto.overview() }),
+  );
+}

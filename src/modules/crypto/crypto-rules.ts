@@ -1,0 +1,100 @@
+import type { Decimal } from 'decimal.js';
+import { money, roundHalfUp, roundUp } from '../../lib/money.js';
+import { computeFee } from '../orders/orders-rules.js';
+import type { CryptoMethod } from './crypto-methods.js';
+
+/** Rates a crypto quote may use, as units of RUB per one unit of the coin / of USDT. */
+export interface CryptoRates {
+  coinRub?: Decimal | undefined;
+  usdtRub?: Decimal | undefined;
+}
+
+/** The figures of a crypto PAYIN at creation (merchant-api.md "createOrder - crypto PAYIN" response). */
+export interface CryptoQuote {
+  /** Exact coin amount to send, 8 decimals, rounded up; null when RUB mode has no fresh rate yet. */
+  cryptoAmount: Decimal | null;
+  /** The coin/RUB rate fixed with `cryptoAmount`. */
+  cryptoRate: Decimal | null;
+  /** RUB equivalent of the order, before the fee. */
+  rubAmount: Decimal | null;
+  /** RUB fee and RUB equivalent after the fee (`amountAfterFee`). */
+  fee: Decimal | null;
+  amountAfterFee: Decimal | null;
+  /** USDT before and after the fee: the coin amount itself for USDT methods, else an estimate. */
+  usdtAmount: Decimal | null;
+  usdtAmountAfterFee: Decimal | null;
+}
+
+/**
+ * Quotes a crypto order (decisions.md section 6): RUB mode `cryptoAmount = amount / rate(COIN/RUB)`
+ * rounded up to 8 decimals; coin mode takes the amount as is. `amountAfterFee` is the RUB equivalent
+ * after the fee (converted back in coin mode); `usdtAmount` is the coin amount for USDT methods, else
+ * the USDT equivalent when rates allow; the fee is `feePercent` of each.
+ */
+export function quoteCryptoOrder(input: {
+  amount: Decimal;
+  requestCurrency: string;
+  method: CryptoMethod;
+  feePercent: Decimal;
+  rates: CryptoRates;
+}): CryptoQuote {
+  const { amount, method, feePercent, rates } = input;
+  const rubMode = input.requestCurrency === 'RUB';
+  const coinRub = method.coin === 'USDT' ? (rates.usdtRub ?? rates.coinRub) : rates.coinRub;
+  const cryptoAmount = rubMode ? (coinRub ? roundUp(amount.dividedBy(coinRub), 8) : null) : amount;
+  const rubAmount = rubMode ? amount : coinRub ? roundHalfUp(amount.times(coinRub), 2) : null;
+  const fee = rubAmount ? computeFee(rubAmount, feePercent) : null;
+  let usdtAmount: Decimal | null = null;
+  if (method.coin === 'USDT') usdtAmount = cryptoAmount;
+  else if (rubAmount && rates.usdtRub) usdtAmount = roundHalfUp(rubAmount.dividedBy(rates.usdtRub), 2);
+  return {
+    cryptoAmount,
+    cryptoRate: coinRub ?? null,
+    rubAmount,
+    fee,
+    amountAfterFee: rubAmount && fee ? rubAmount.minus(fee) : null,
+    usdtAmount,
+    usdtAmountAfterFee: usdtAmount ? usdtAmount.minus(computeFee(usdtAmount, feePercent)) : null,
+  };
+}
+
+/** The ledger credit of a confirmed crypto order: what the merchant gets, in which currency. */
+export interface CryptoCredit {
+  currency: 'RUB' | 'USDT';
+  gross: Decimal;
+  net: Decimal;
+}
+
+/**
+ * The credit for `received` coins (decisions.md section 8: the credited amount is the amount
+ * received; issue 4: USDT to a USDT-settled merchant, RUB otherwise). Non-USDT coins convert at
+ * `coinRub` (and `usdtRub` for USDT settlement). Returns undefined when a needed rate is missing.
+ */
+export function cryptoCredit(input: {
+  received: Decimal;
+  method: CryptoMethod;
+  settlement: 'fiat' | 'usdt';
+  feePercent: Decimal;
+  rates: CryptoRates;
+}): CryptoCredit | undefined {
+  const { received, method, settlement, feePercent, rates } = input;
+  let gross: Decimal | undefined;
+  if (settlement === 'usdt') {
+    if (method.coin === 'USDT') gross = received;
+    else if (rates.coinRub && rates.usdtRub)
+      gross = roundHalfUp(received.times(rates.coinRub).dividedBy(rates.usdtRub), 2);
+  } else {
+    const rate = method.coin === 'USDT' ? (rates.usdtRub ?? rates.coinRub) : rates.coinRub;
+    if (rate) gross = roundHalfUp(received.times(rate), 2);
+  }
+  if (!gross) return undefined;
+  const currency = settlement === 'usdt' ? 'USDT' : 'RUB';
+  return { currency, gross, net: gross.minus(computeFee(gross, feePercent)) };
+}
+
+/** A coin amount: a positive number with at most 8 decimals (decisions.md section 3 INVALID_AMOUNT). */
+export function parseCryptoAmount(value: unknown): Decimal | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e12) return undefined;
+  const d = money(String(value));
+  return d.decimalPlaces() <= 8 ? d : undefined;
+}

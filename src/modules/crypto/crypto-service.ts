@@ -1,0 +1,438 @@
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/database.js';
+import { cryptoPoolAddresses, cryptoTransactions, cryptoXpubs, orders } from '../../db/schema.js';
+import type { AdminActor } from '../../http/request-context.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { newInternalId } from '../../lib/ids.js';
+import { money, toDbAmount } from '../../lib/money.js';
+import { writeAudit } from '../audit/audit.js';
+import type { MerchantRow } from '../merchants/merchants-repository.js';
+import { type CreateOrderBody, callbackUrl, checkLimits } from '../orders/create-order-input.js';
+import type { OrderLifecycle } from '../orders/order-lifecycle.js';
+import type { OrderRow } from '../orders/order-view.js';
+import {
+  DuplicateOrderError,
+  externalIdTaken,
+  findOrderForUpdate,
+  insertOrder,
+  insertOrderEvent,
+  updateOrderStatus,
+} from '../orders/orders-repository.js';
+import type { RatesService } from '../rates/rates-service.js';
+import {
+  deriveDepositAddress,
+  InvalidExtendedKeyError,
+  parseExtendedPublicKey,
+} from './address-derivation.js';
+import {
+  CRYPTO_METHODS,
+  type CryptoMethod,
+  cryptoRequestCurrency,
+  type KeyNetwork,
+  XPUB_NETWORKS,
+} from './crypto-methods.js';
+import { type CryptoRates, cryptoCredit, parseCryptoAmount, quoteCryptoOrder } from './crypto-rules.js';
+import { allocateDepositAddress, POOL_HOLD_MS } from './deposit-addresses.js';
+
+/** A chain transaction as the watcher (or an operator) reports it. */
+export interface ChainPayment {
+  network: string;
+  address: string;
+  txHash: string;
+  amount: string;
+  confirmations?: number | null;
+}
+
+const TON_ADDRESS = /^(?:[EU]Q[A-Za-z0-9_-]{46}|-?\d:[0-9a-fA-F]{64})$/;
+
+const sameAddress = (a: string, b: string) =>
+  a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
+
+function methodOf(order: OrderRow): CryptoMethod {
+  const method = CRYPTO_METHODS[order.type];
+  if (!method) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+  return method;
+}
+
+/**
+ * Crypto PAYIN (merchant-api.md "createOrder - crypto PAYIN"; decisions.md sections 6 and 8; issue 4):
+ * deposit addresses, exact amounts, confirmation by chain watcher or operator.
+ */
+export function createCryptoService(deps: {
+  database: Database;
+  clock: Clock;
+  rates: RatesService;
+  lifecycle: OrderLifecycle;
+}) {
+  const { database, clock, rates, lifecycle } = deps;
+  const db = database.db;
+
+  async function ratesFor(ex: Executor, coin: string): Promise<CryptoRates> {
+    const [coinRub, usdtRub] = await Promise.all([
+      coin === 'USDT' ? Promise.resolve(undefined) : rates.fresh(ex, coin, 'RUB'),
+      rates.fresh(ex, 'USDT', 'RUB'),
+    ]);
+    return { coinRub, usdtRub };
+  }
+
+  /**
+   * Records a payment to a crypto order's address and completes the order when the total received
+   * reaches `cryptoAmount` (overpayment credited as received); less leaves it pending with the paid
+   * amount recorded. The same (network, tx_hash) twice changes nothing. A payment to an address whose
+   * order ended in the last 24 h is kept for operators (late), never auto-confirmed.
+   */
+  async function recordPayment(payment: ChainPayment, actor: string, expectOrderId?: string) {
+    const amount = money(payment.amount);
+    return db.transaction(async (tx) => {
+      const candidates = await tx
+        .select({
+          id: orders.id,
+          status: orders.status,
+          finishedAt: orders.finishedAt,
+          type: orders.type,
+          address: orders.pdAddress,
+        })
+        .from(orders)
+        .where(and(eq(orders.method, 'crypto'), sql`lower(${orders.pdAddress}) = lower(${payment.address})`))
+        .orderBy(sql`${orders.createdAt} DESC`)
+        .limit(5);
+      const matching = candidates.filter(
+        (c) => CRYPTO_METHODS[c.type]?.network === payment.network && sameAddress(c.address, payment.address),
+      );
+      const nowMs = clock.now();
+      const pending = matching.find(
+        (c) => c.status === 'pending' || (expectOrderId !== undefined && c.id === expectOrderId),
+      );
+      const late = matching.find((c) => c.finishedAt && nowMs - c.finishedAt.getTime() < POOL_HOLD_MS);
+      const target = pending ?? late;
+      const inserted = await tx
+        .insert(cryptoTransactions)
+        .values({
+          network: payment.network,
+          txHash: payment.txHash,
+          address: payment.address,
+          amount: toDbAmount(amount),
+          confirmations: payment.confirmations ?? null,
+          orderId: target?.id ?? null,
+          outcome: pending ? 'partial' : late ? 'late' : 'unmatched',
+          reportedBy: actor,
+        })
+        .onConflictDoNothing()
+        .returning({ id: cryptoTransactions.id });
+      const txRow = inserted[0];
+      if (!txRow) return { outcome: 'duplicate' as const, order_id: null, status: null };
+      if (!pending)
+        return {
+          outcome: late ? ('late' as const) : ('unmatched' as const),
+          order_id: target?.id ?? null,
+          status: null,
+        };
+
+      const order = await findOrderForUpdate(tx, pending.id);
+      if (!order) throw new AppError('ORDER_NOT_FOUND');
+      const received = money(order.receivedAmount ?? 0).plus(amount);
+      if (
+        order.cryptoAmount === null ||
+        received.lt(order.cryptoAmount) ||
+        (order.status === 'error' && !expectOrderId)
+      ) {
+        await updateOrderStatus(tx, order.id, { receivedAmount: toDbAmount(received) });
+        return { outcome: 'partial' as const, order_id: order.id, status: order.status };
+      }
+      const method = methodOf(order);
+      const merchant = await tx.execute(sql`SELECT settlement FROM merchants WHERE id = ${order.merchantId}`);
+      const settlement = ((merchant as unknown as { rows: { settlement: string }[] }).rows[0]?.settlement ??
+        'fiat') as 'fiat' | 'usdt';
+      const currentRates = await ratesFor(tx, method.coin);
+      const credit = cryptoCredit({
+        received,
+        method,
+        settlement,
+        feePercent: money(order.feePercent),
+        rates: {
+          coinRub: order.cryptoRate ? money(order.cryptoRate) : currentRates.coinRub,
+          usdtRub: currentRates.usdtRub,
+        },
+      });
+      if (!credit) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
+      await tx
+        .update(cryptoTransactions)
+        .set({ outcome: 'credited' })
+        .where(eq(cryptoTransactions.id, txRow.id));
+      const done = await lifecycle.succeed(
+        tx,
+        order,
+        {
+          actor,
+          reason: order.status === 'error' ? `late payment ${payment.txHash}` : null,
+          now: new Date(nowMs),
+        },
+        {
+          patch: {
+            receivedAmount: toDbAmount(received),
+            ...(credit.currency === 'USDT' ? { usdtAmountAfterFee: toDbAmount(credit.net) } : {}),
+          },
+          credit,
+        },
+      );
+      return { outcome: 'credited' as const, order_id: done.id, status: done.status };
+    });
+  }
+
+  return {
+    /** `createOrder` in crypto mode. Throws the codes of decisions.md section 3. */
+    async createPayin(merchant: MerchantRow, body: CreateOrderBody) {
+      const type = String(body.type);
+      const method = CRYPTO_METHODS[type];
+      if (!method) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+      if (!merchant.paymentTypes.includes(type)) throw new AppError('PAYMENT_TYPE_NOT_ALLOWED');
+      if (body.convertToUsdt === true && type === 'ton') throw new AppError('USDT_CONVERSION_NOT_SUPPORTED');
+      const amount = parseCryptoAmount(body.amount);
+      if (!amount) throw new AppError('INVALID_AMOUNT');
+      const requestCurrency = cryptoRequestCurrency(type, body.currency);
+      if (!requestCurrency) throw new AppError('CURRENCY_NOT_ALLOWED');
+      const successCallbackUrl = callbackUrl(body.success_callback_url);
+      const id = newInternalId();
+      const externalId = typeof body.order_id === 'string' ? body.order_id : id;
+      if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
+      const feePercent = money(merchant.payinFeePercentByType[type] ?? merchant.payinFeePercent);
+      const quote = quoteCryptoOrder({
+        amount,
+        requestCurrency,
+        method,
+        feePercent,
+        rates: await ratesFor(db, method.coin),
+      });
+      if (quote.rubAmount) checkLimits(merchant, type, quote.rubAmount.toFixed());
+      const nowMs = clock.now();
+      const now = new Date(nowMs);
+      try {
+        const order = await db.transaction(async (tx) => {
+          const deposit = await allocateDepositAddress(tx, method.keyNetwork, now);
+          if (!deposit) throw new AppError('REQUISITES_NOT_FOUND');
+          const row = await insertOrder(tx, {
+            id,
+            merchantId: merchant.id,
+            externalId,
+            direction: 'PAYIN',
+            method: 'crypto',
+            type,
+            currency: requestCurrency,
+            amount: toDbAmount(amount),
+            payableAmount: toDbAmount(amount),
+            feePercent: toDbAmount(feePercent),
+            fee: toDbAmount(quote.fee ?? money(0)),
+            amountAfterFee: toDbAmount(quote.amountAfterFee ?? money(0)),
+            usdtAmount: quote.usdtAmount ? toDbAmount(quote.usdtAmount) : null,
+            usdtAmountAfterFee: quote.usdtAmountAfterFee ? toDbAmount(quote.usdtAmountAfterFee) : null,
+            cryptoAmount: quote.cryptoAmount ? quote.cryptoAmount.toFixed(8) : null,
+            cryptoRate: quote.cryptoRate ? toDbAmount(quote.cryptoRate) : null,
+            derivationIndex: deposit.index,
+            status: 'pending',
+            pdAddress: deposit.address,
+            pdBank: method.coin,
+            pdHolderName: method.network,
+            successCallbackUrl,
+            clientId: typeof body.client_id === 'string' && body.client_id ? body.client_id : null,
+            comment: body.comment ?? null,
+            expiresAt: new Date(nowMs + merchant.cryptoOrderTtlSeconds * 1000),
+            createdAt: now,
+            updatedAt: now,
+          });
+          await insertOrderEvent(tx, {
+            orderId: id,
+            fromStatus: null,
+            toStatus: 'pending',
+            actor: `merchant:${merchant.id}`,
+          });
+          return row;
+        });
+        return order;
+      } catch (err) {
+        if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
+        throw err;
+      }
+    },
+
+    /** `POST /chain/notifications`: a watcher reports a transaction to a deposit address. */
+    async chainNotification(payment: ChainPayment) {
+      return recordPayment(payment, 'chain-watcher');
+    },
+
+    /**
+     * Operator confirmation of a crypto order with the transaction hash and the received amount;
+     * the same rules as a chain notification. An `error` order (expired) may be completed this way.
+     */
+    async operatorConfirm(
+      order: OrderRow,
+      input: { txHash: string; receivedAmount: string },
+      actor: AdminActor,
+    ) {
+      const result = await recordPayment(
+        {
+          network: methodOf(order).network,
+          address: order.pdAddress,
+          txHash: input.txHash,
+          amount: input.receivedAmount,
+        },
+        `operator:${actor.name}`,
+        order.id,
+      );
+      await db.transaction((tx) =>
+        writeAudit(tx, actor, {
+          action: 'order.confirm_crypto',
+          targetType: 'order',
+          targetId: order.id,
+          after: { tx_hash: input.txHash, received_amount: input.receivedAmount, outcome: result.outcome },
+        }),
+      );
+      return result;
+    },
+
+    /**
+     * Fills `cryptoAmount` (and the USDT and RUB figures) of pending RUB-mode orders created without
+     * a fresh rate, as soon as one exists (issue 4 section 2). Returns how many were filled.
+     */
+    async fillMissingAmounts(): Promise<number> {
+      const waiting = await db
+        .select()
+        .from(orders)
+        .where(and(eq(orders.method, 'crypto'), eq(orders.status, 'pending'), isNull(orders.cryptoAmount)))
+        .limit(200);
+      let filled = 0;
+      for (const order of waiting) {
+        const method = methodOf(order);
+        const quote = quoteCryptoOrder({
+          amount: money(order.amount),
+          requestCurrency: order.currency,
+          method,
+          feePercent: money(order.feePercent),
+          rates: await ratesFor(db, method.coin),
+        });
+        if (!quote.cryptoAmount) continue;
+        const updated = await db
+          .update(orders)
+          .set({
+            cryptoAmount: quote.cryptoAmount.toFixed(8),
+            cryptoRate: quote.cryptoRate ? toDbAmount(quote.cryptoRate) : null,
+            usdtAmount: quote.usdtAmount ? toDbAmount(quote.usdtAmount) : null,
+            usdtAmountAfterFee: quote.usdtAmountAfterFee ? toDbAmount(quote.usdtAmountAfterFee) : null,
+            updatedAt: new Date(clock.now()),
+          })
+          .where(and(eq(orders.id, order.id), isNull(orders.cryptoAmount)))
+          .returning({ id: orders.id });
+        filled += updated.length;
+      }
+      return filled;
+    },
+
+    /** Sets the account xpub of a key network; returns the address at index 0 for the operator to check. */
+    async setXpub(input: { network: string; xpub: string }, actor: AdminActor) {
+      const network = input.network.toLowerCase() as KeyNetwork;
+      if (!XPUB_NETWORKS.includes(network))
+        throw invalidField('network', `one of ${XPUB_NETWORKS.join(', ')}`);
+      const keyNetwork = network as Exclude<KeyNetwork, 'ton'>;
+      let firstAddress: string;
+      try {
+        firstAddress = deriveDepositAddress(keyNetwork, parseExtendedPublicKey(keyNetwork, input.xpub), 0);
+      } catch (err) {
+        if (err instanceof InvalidExtendedKeyError) throw invalidField('xpub', err.message);
+        throw err;
+      }
+      return db.transaction(async (tx) => {
+        const before = (
+          await tx.select().from(cryptoXpubs).where(eq(cryptoXpubs.network, network)).for('update')
+        )[0];
+        const xpub = input.xpub.trim();
+        const sameKey = before?.xpub === xpub;
+        await tx
+          .insert(cryptoXpubs)
+          .values({ network, xpub, nextIndex: 0 })
+          .onConflictDoUpdate({
+            target: cryptoXpubs.network,
+            set: {
+              xpub,
+              nextIndex: sameKey ? (before?.nextIndex ?? 0) : 0,
+              updatedAt: new Date(clock.now()),
+            },
+          });
+        await writeAudit(tx, actor, {
+          action: 'crypto.set_xpub',
+          targetType: 'crypto_network',
+          targetId: network,
+          before: before ? { xpub: before.xpub, next_index: before.nextIndex } : null,
+          after: { xpub },
+        });
+        return { network, first_address: firstAddress, next_index: sameKey ? (before?.nextIndex ?? 0) : 0 };
+      });
+    },
+
+    /** Loads TON pool addresses (operators); duplicates are skipped. */
+    async addPoolAddresses(input: { network: string; addresses: string[] }, actor: AdminActor) {
+      const network = input.network.toLowerCase();
+      if (network !== 'ton') throw invalidField('network', 'pool addresses are for ton');
+      const bad = input.addresses.find((a) => !TON_ADDRESS.test(a.trim()));
+      if (bad !== undefined) throw invalidField('addresses', `not a TON address: ${bad}`);
+      return db.transaction(async (tx) => {
+        const added = await tx
+          .insert(cryptoPoolAddresses)
+          .values(input.addresses.map((a) => ({ network, address: a.trim() })))
+          .onConflictDoNothing()
+          .returning({ id: cryptoPoolAddresses.id });
+        await writeAudit(tx, actor, {
+          action: 'crypto.add_pool_addresses',
+          targetType: 'crypto_network',
+          targetId: network,
+          after: { added: added.length, given: input.addresses.length },
+        });
+        return { network, added: added.length, skipped: input.addresses.length - added.length };
+      });
+    },
+
+    /** Key networks with their next index, pool sizes, and recent unmatched or late transactions. */
+    async overview() {
+      const [keys, pool, attention] = await Promise.all([
+        db.select().from(cryptoXpubs).orderBy(cryptoXpubs.network),
+        db
+          .select({ network: cryptoPoolAddresses.network, total: sql<number>`count(*)` })
+          .from(cryptoPoolAddresses)
+          .groupBy(cryptoPoolAddresses.network),
+        db
+          .select()
+          .from(cryptoTransactions)
+          .where(
+            or(
+              eq(cryptoTransactions.outcome, 'late'),
+              eq(cryptoTransactions.outcome, 'unmatched'),
+              eq(cryptoTransactions.outcome, 'partial'),
+            ),
+          )
+          .orderBy(sql`${cryptoTransactions.id} DESC`)
+          .limit(100),
+      ]);
+      return {
+        xpubs: keys.map((k) => ({ network: k.network, xpub: k.xpub, next_index: k.nextIndex })),
+        pools: pool.map((p) => ({ network: p.network, total: Number(p.total) })),
+        transactions_needing_attention: attention.map((t) => ({
+          network: t.network,
+          tx_hash: t.txHash,
+          address: t.address,
+          amount: t.amount,
+          order_id: t.orderId,
+          outcome: t.outcome,
+          at: t.createdAt.toISOString(),
+        })),
+      };
+    },
+  };
+}
+
+export type CryptoService = ReturnType<typeof createCryptoService>;
+
+/** Orders created or changed since `since` (for tests and operators). */
+export const recentCryptoOrders = (ex: Executor, since: Date) =>
+  ex
+    .select()
+    .from(orders)
+    .where(and(eq(orders.method, 'crypto'), gt(orders.updatedAt, since)));

@@ -1,0 +1,49 @@
+import { request } from 'undici';
+import { money } from '../../lib/money.js';
+
+/** One rate as a provider answers it. */
+export interface ProviderRate {
+  base: string;
+  quote: string;
+  rate: string;
+}
+
+/**
+ * Reads a provider answer. Two JSON shapes are taken: `{"rates": [{"base","quote","rate"}, ...]}` or
+ * a flat map `{"USDT/RUB": "92.5", "BTC/RUB": 9100000}`. Entries that are not positive numbers or not
+ * currency codes are dropped.
+ */
+export function parseProviderAnswer(json: unknown): ProviderRate[] {
+  const out: ProviderRate[] = [];
+  const push = (base: unknown, quote: unknown, rate: unknown) => {
+    const text = String(rate);
+    if (typeof base !== 'string' || typeof quote !== 'string') return;
+    if (!/^[A-Z]{3,5}$/.test(base) || !/^[A-Z]{3,5}$/.test(quote)) return;
+    if (!/^\d{1,15}(\.\d{1,12})?$/.test(text) || money(text).lte(0)) return;
+    out.push({ base, quote, rate: text });
+  };
+  if (json && typeof json === 'object' && Array.isArray((json as { rates?: unknown }).rates)) {
+    for (const r of (json as { rates: Array<Record<string, unknown>> }).rates)
+      push(r?.base, r?.quote, r?.rate);
+  } else if (json && typeof json === 'object') {
+    for (const [pair, rate] of Object.entries(json)) {
+      const [base, quote] = pair.split('/');
+      push(base, quote, rate);
+    }
+  }
+  return out;
+}
+
+/** Fetches the operator-configured provider URL (10 s limit) and returns its rates. */
+export async function fetchProviderRates(url: string): Promise<ProviderRate[]> {
+  const res = await request(url, {
+    method: 'GET',
+    signal: AbortSignal.timeout(10_000),
+    headers: { accept: 'application/json' },
+  });
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    throw new Error(`rates provider answered ${res.statusCode}`);
+  }
+  return parseProviderAnswer(await res.body.json());
+}

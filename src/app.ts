@@ -26,6 +26,9 @@ import { ordersAdminRoutes } from './modules/orders/orders-admin-routes.js';
 import { ordersRoutes } from './modules/orders/orders-routes.js';
 import { createOrdersService } from './modules/orders/orders-service.js';
 import { createOutboundGuard, type OutboundGuard } from './modules/outbound/outbound-guard.js';
+import { bankStandardsRoutes, payoutsAdminRoutes } from './modules/payouts/payouts-routes.js';
+import { createPayoutsService } from './modules/payouts/payouts-service.js';
+import { createRateLimits, RATE_RULES } from './modules/rate-limits/rate-limits.js';
 import { ratesAdminRoutes } from './modules/rates/rates-admin-routes.js';
 import { createRatesService } from './modules/rates/rates-service.js';
 import { requisitesAdminRoutes } from './modules/requisites/requisites-admin-routes.js';
@@ -72,18 +75,36 @@ export function createServices(deps: {
   const webhooks = createWebhooksService({ database, clock, onEnqueued: () => dispatcher.wake() });
   const lifecycle = createOrderLifecycle([webhooks.enqueueOnSuccess]);
   const crypto = createCryptoService({ database, clock, rates, lifecycle });
+  const payouts = createPayoutsService({ database, clock, banks });
+  const rateLimits = createRateLimits({ enabled: config.rateLimits });
   const orders = createOrdersService({
     database,
     clock,
     rates,
     lifecycle,
     publicBaseUrl: config.publicBaseUrl,
-    modes: { crypto: crypto.createPayin, confirmCrypto: crypto.operatorConfirm },
+    modes: { crypto: crypto.createPayin, confirmCrypto: crypto.operatorConfirm, payout: payouts.create },
   });
-  return { merchants, banks, rates, ledger, requisites, orders, webhooks, dispatcher, guard, crypto };
+  return {
+    merchants,
+    banks,
+    rates,
+    ledger,
+    requisites,
+    orders,
+    webhooks,
+    dispatcher,
+    guard,
+    crypto,
+    payouts,
+    rateLimits,
+  };
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+const isPayout = (body: unknown): boolean =>
+  (body as { direction?: unknown } | undefined)?.direction === 'PAYOUT';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -117,7 +138,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     },
     ajv: { customOptions: { coerceTypes: false } },
     // Path ids up to the longest order_id (128) and more are routed and validated by their schemas.
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     // Malformed URLs and over-long path parameters get the error envelope too (with a request id).
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
@@ -146,10 +167,26 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     await services.guard.dispatcher.close();
   });
 
+  const limits = services.rateLimits;
+  const read = (endpoint: string) => limits.hook(endpoint, () => RATE_RULES.read);
+  const createOrderLimits = [
+    limits.hook('createOrder:PAYOUT', (r) => (isPayout(r.body) ? RATE_RULES.payout : undefined)),
+    limits.hook('createOrder:PAYIN', (r) =>
+      isPayout(r.body)
+        ? undefined
+        : { points: r.merchant?.payinRateLimitPerSecond ?? 10, durationSeconds: 1 },
+    ),
+  ];
+
   healthRoutes(app, { database });
-  ordersRoutes(app, { orders: services.orders, merchantAuth });
-  balanceRoutes(app, { ledger: services.ledger, merchantAuth });
-  banksRoutes(app, { banks: services.banks, merchantAuth });
+  ordersRoutes(app, {
+    orders: services.orders,
+    merchantAuth,
+    limits: { createOrder: createOrderLimits, order: read('order'), orders: read('orders') },
+  });
+  balanceRoutes(app, { ledger: services.ledger, merchantAuth, rateLimit: read('balance') });
+  banksRoutes(app, { banks: services.banks, merchantAuth, rateLimit: read('banks') });
+  bankStandardsRoutes(app, { payouts: services.payouts, merchantAuth, rateLimit: read('bank-standards') });
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
 
   await app.register(async (admin: App) => {
@@ -161,6 +198,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     banksAdminRoutes(admin, { banks: services.banks });
     webhooksAdminRoutes(admin, { webhooks: services.webhooks });
     cryptoAdminRoutes(admin, { crypto: services.crypto });
+    payoutsAdminRoutes(admin, { payouts: services.payouts });
   });
 
   return { app, services };

@@ -35,6 +35,7 @@ const EnvSchema = Type.Object({
   CHAIN_WATCHER_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
   RATES_PROVIDER_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   RATES_PROVIDER_INTERVAL: Type.Integer({ minimum: 5, maximum: 86_400, default: 60 }),
+  RATE_LIMITS: Type.Boolean({ default: true }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -72,6 +73,8 @@ export interface Config {
   /** Optional HTTP JSON source of exchange rates, polled every `ratesProviderIntervalSeconds`. */
   readonly ratesProviderUrl: string | undefined;
   readonly ratesProviderIntervalSeconds: number;
+  /** Whether the contract's rate limits apply (merchant-api.md "Limits"); off only for load tests. */
+  readonly rateLimits: boolean;
   /** True when the admin token was generated at this start (the start banner shows it). */
   readonly generatedSecrets: boolean;
 }
@@ -185,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chainWatcherToken: e.CHAIN_WATCHER_TOKEN,
     ratesProviderUrl: e.RATES_PROVIDER_URL,
     ratesProviderIntervalSeconds: e.RATES_PROVIDER_INTERVAL,
+    rateLimits: e.RATE_LIMITS,
     generatedSecrets: generated,
   });
 }

@@ -68,13 +68,16 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly details: ErrorDetail[] | undefined;
+  /** Response headers that go with the error (e.g. `retry-after` on 429). */
+  readonly headers: Record<string, string> | undefined;
 
-  constructor(code: ErrorCode, details?: ErrorDetail[]) {
+  constructor(code: ErrorCode, details?: ErrorDetail[], headers?: Record<string, string>) {
     super(code);
     this.name = 'AppError';
     this.code = code;
     this.status = ERROR_STATUS[code];
     this.details = details;
+    this.headers = headers;
   }
 }
 

@@ -33,6 +33,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     chainWatcherToken: CHAIN_WATCHER_TOKEN,
     ratesProviderUrl: undefined,
     ratesProviderIntervalSeconds: 60,
+    rateLimits: false,
     ...overrides,
   } satisfies Config);
 }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { preValidationAsyncHookHandler } from 'fastify';
+import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
 import { actorOf } from '../auth/admin-auth.js';
 import type { BanksService } from './banks-service.js';
@@ -9,12 +9,17 @@ const Bank = Type.Object({ code: Type.String(), name: Type.String() });
 /** `GET /merchant/banks` (merchant-api.md "GET /merchant/banks"). */
 export function banksRoutes(
   app: App,
-  deps: { banks: BanksService; merchantAuth: preValidationAsyncHookHandler },
+  deps: {
+    banks: BanksService;
+    merchantAuth: preValidationAsyncHookHandler;
+    rateLimit: preHandlerAsyncHookHandler;
+  },
 ) {
   app.get(
     '/merchant/banks',
     {
       preValidation: deps.merchantAuth,
+      preHandler: deps.rateLimit,
       schema: {
         tags: ['merchant'],
         summary: 'Banks usable for payouts (payout_details.methodName takes a name)',

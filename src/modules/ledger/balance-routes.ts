@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { preValidationAsyncHookHandler } from 'fastify';
+import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js';
 import { assertOwnMerchantId } from '../auth/merchant-auth.js';
 import type { LedgerService } from './ledger-service.js';
@@ -25,12 +25,17 @@ const balanceFields = {
 /** `GET /merchant/balance/{merchant_id}` (decisions.md section 12; fields also at the top level, compat). */
 export function balanceRoutes(
   app: App,
-  deps: { ledger: LedgerService; merchantAuth: preValidationAsyncHookHandler },
+  deps: {
+    ledger: LedgerService;
+    merchantAuth: preValidationAsyncHookHandler;
+    rateLimit: preHandlerAsyncHookHandler;
+  },
 ) {
   app.get(
     '/merchant/balance/:merchant_id',
     {
       preValidation: deps.merchantAuth,
+      preHandler: deps.rateLimit,
       schema: {
         tags: ['merchant'],
         summary: 'Merchant balance per currency',

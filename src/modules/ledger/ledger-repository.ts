@@ -2,7 +2,7 @@ import type { Decimal } from 'decimal.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { v4 as uuidv4 } from 'uuid';
 import type { Executor } from '../../db/database.js';
-import { balances, ledgerEntries } from '../../db/schema.js';
+import { balances, holds, ledgerEntries } from '../../db/schema.js';
 import { money, toDbAmount } from '../../lib/money.js';
 
 /** Ledger account names. A merchant account's entries sum to that merchant's balance. */
@@ -137,4 +137,63 @@ export async function listEntries(ex: Executor, merchantId: string, limit = 100)
     .where(eq(ledgerEntries.account, ACCOUNTS.merchant(merchantId)))
     .orderBy(sql`${ledgerEntries.id} DESC`)
     .limit(limit);
+}
+
+/** Reserves `amount` of the merchant's balance for a payout order (decisions.md section 6). */
+export async function createHold(
+  ex: Executor,
+  hold: { orderId: string; merchantId: string; currency: string; amount: Decimal },
+): Promise<void> {
+  await ex.insert(holds).values({ ...hold, amount: toDbAmount(hold.amount), status: 'active' });
+  await addToBalance(ex, hold.merchantId, hold.currency, { reserved: hold.amount });
+}
+
+/**
+ * Ends a payout's hold: `captured` debits the balance (a balanced journal: merchant -amountAfterFee,
+ * payout clearing +amount, fee revenue +fee); `released` only frees the reservation. Returns the
+ * hold's amount, or undefined when the order had no active hold (never settles twice).
+ */
+export async function settleHold(
+  ex: Executor,
+  orderId: string,
+  outcome: 'captured' | 'released',
+  debit?: { gross: Decimal; fee: Decimal },
+): Promise<{ currency: string; amount: Decimal } | undefined> {
+  const rows = await ex
+    .update(holds)
+    .set({ status: outcome, settledAt: new Date() })
+    .where(and(eq(holds.orderId, orderId), eq(holds.status, 'active')))
+    .returning();
+  const hold = rows[0];
+  if (!hold) return undefined;
+  const amount = money(hold.amount);
+  await addToBalance(ex, hold.merchantId, hold.currency, { reserved: amount.negated() });
+  if (outcome === 'captured') {
+    const fee = debit?.fee ?? money(0);
+    await postJournal(ex, {
+      kind: 'payout_debit',
+      orderId,
+      entries: [
+        {
+          account: ACCOUNTS.merchant(hold.merchantId),
+          merchantId: hold.merchantId,
+          currency: hold.currency,
+          amount: amount.negated(),
+        },
+        { account: ACCOUNTS.payoutClearing, currency: hold.currency, amount: amount.minus(fee) },
+        { account: ACCOUNTS.feeRevenue, currency: hold.currency, amount: fee },
+      ],
+    });
+  }
+  return { currency: hold.currency, amount };
+}
+
+/** Sum of the merchant's active holds per currency (the invariant: equals the reserved column). */
+export async function activeHoldSums(ex: Executor, merchantId: string): Promise<Map<string, Decimal>> {
+  const rows = await ex
+    .select({ currency: holds.currency, sum: sql<string>`sum(${holds.amount})` })
+    .from(holds)
+    .where(and(eq(holds.merchantId, merchantId), eq(holds.status, 'active')))
+    .groupBy(holds.currency);
+  return new Map(rows.map((r) => [r.currency, money(r.sum)]));
 }

@@ -45,9 +45,16 @@ function countOrNull(value: unknown): number | null {
 /** Client fields with invalid values ignored (merchant-api.md fiat PAYIN request table). */
 export function clientFields(body: CreateOrderBody): ClientFields {
   let registered: Date | null = null;
-  if (typeof body.client_registered_at === 'string' && ISO_8601.test(body.client_registered_at.trim())) {
-    const ms = Date.parse(body.client_registered_at.trim());
-    if (Number.isFinite(ms)) registered = new Date(ms);
+  const text = typeof body.client_registered_at === 'string' ? body.client_registered_at.trim() : '';
+  if (ISO_8601.test(text)) {
+    const ms = Date.parse(text);
+    // A real calendar date (Date.parse rolls 2024-02-30 over to March) within a sane range.
+    const [y, m, d] = text.slice(0, 10).split('-').map(Number);
+    const sameDay =
+      new Date(Date.UTC(y ?? 0, (m ?? 1) - 1, d ?? 1)).toISOString().slice(0, 10) === text.slice(0, 10);
+    if (Number.isFinite(ms) && sameDay && ms >= Date.UTC(1900, 0, 1) && ms <= Date.now() + 86_400_000) {
+      registered = new Date(ms);
+    }
   }
   return {
     clientId: typeof body.client_id === 'string' && body.client_id.length > 0 ? body.client_id : null,

@@ -2,7 +2,7 @@ import type { Decimal } from 'decimal.js';
 import type { Executor } from '../../db/database.js';
 import { AppError } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
-import { ACCOUNTS, postJournal } from '../ledger/ledger-repository.js';
+import { ACCOUNTS, postJournal, settleHold } from '../ledger/ledger-repository.js';
 import type { OrderRow } from './order-view.js';
 import { insertOrderEvent, type NewOrderRow, updateOrderStatus } from './orders-repository.js';
 
@@ -100,6 +100,14 @@ export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
       let credited: { currency: string; amount: Decimal };
       if (options.settle) {
         credited = await options.settle(ex, { ...order, ...options.patch });
+      } else if (order.method === 'payout') {
+        // A payout's success debits its hold: amountAfterFee leaves the balance (decisions.md section 6).
+        const captured = await settleHold(ex, order.id, 'captured', {
+          gross: money(order.amount),
+          fee: money(order.fee),
+        });
+        if (!captured) throw new AppError('ORDER_STATE_CONFLICT');
+        credited = { currency: captured.currency, amount: captured.amount.negated() };
       } else {
         const credit = options.credit ?? fiatCredit(order);
         await postPayinCredit(ex, order, credit);
@@ -125,9 +133,11 @@ export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
       return updated;
     },
 
-    /** Moves a locked pending order to `error`. Throws ORDER_STATE_CONFLICT otherwise. */
+    /** Moves a locked pending order to `error` (a payout's hold is released). Throws ORDER_STATE_CONFLICT otherwise. */
     async fail(ex: Executor, order: OrderRow, ctx: TransitionContext): Promise<OrderRow> {
       if (order.status !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
+      // A failed payout gives its reserved funds back.
+      if (order.method === 'payout') await settleHold(ex, order.id, 'released');
       const updated = await updateOrderStatus(ex, order.id, {
         status: 'error',
         statusReason: ctx.reason ?? null,

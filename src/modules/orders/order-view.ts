@@ -43,6 +43,7 @@ export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
 export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl: string) {
   const remaining = remainingSeconds(order, nowMs);
   if (order.method === 'crypto') return cryptoAnswer(order, remaining, publicBaseUrl);
+  if (order.method === 'payout') return payoutAnswer(order, publicBaseUrl);
   return {
     ok: true as const,
     id: order.id,
@@ -55,6 +56,23 @@ export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl:
     exchangeRate: order.exchangeRate === null ? null : money(order.exchangeRate).toNumber(),
     currency: order.currency,
     ...(order.direction === 'PAYIN' && remaining !== undefined ? { remainingSeconds: remaining } : {}),
+    payment_details: paymentDetails(order, publicBaseUrl),
+  };
+}
+
+/**
+ * The createOrder answer of a PAYOUT (merchant-api.md "createOrder - PAYOUT"): `currency` RUB,
+ * `amountAfterFee` = what is debited; never `usdtAmount`, `usdtAmountAfterFee`, `exchangeRate`.
+ */
+function payoutAnswer(order: OrderRow, publicBaseUrl: string) {
+  return {
+    ok: true as const,
+    id: order.id,
+    payment_id: order.externalId,
+    status: order.status,
+    direction: order.direction,
+    currency: order.currency,
+    amountAfterFee: toJsonAmount(order.amountAfterFee),
     payment_details: paymentDetails(order, publicBaseUrl),
   };
 }
@@ -92,7 +110,8 @@ export function orderInfo(
   publicBaseUrl: string,
   receiptStatus: string | null,
 ) {
-  const { ok: _ok, remainingSeconds: _r, ...answer } = createOrderAnswer(order, nowMs, publicBaseUrl);
+  const { ok: _ok, ...answer } = createOrderAnswer(order, nowMs, publicBaseUrl);
+  if ('remainingSeconds' in answer) delete answer.remainingSeconds;
   const remaining = order.status === 'pending' ? remainingSeconds(order, nowMs) : undefined;
   return {
     ...answer,

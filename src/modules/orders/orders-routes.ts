@@ -1,4 +1,4 @@
-import type { preValidationAsyncHookHandler } from 'fastify';
+import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js';
 import { assertOwnMerchantId, merchantOf } from '../auth/merchant-auth.js';
 import type { CreateOrderBody } from './create-order-input.js';
@@ -15,14 +15,23 @@ import type { OrdersService } from './orders-service.js';
 /** Merchant order routes: createOrder, order information, order list (merchant-api.md "Endpoints"). */
 export function ordersRoutes(
   app: App,
-  deps: { orders: OrdersService; merchantAuth: preValidationAsyncHookHandler },
+  deps: {
+    orders: OrdersService;
+    merchantAuth: preValidationAsyncHookHandler;
+    limits: {
+      createOrder: preHandlerAsyncHookHandler[];
+      order: preHandlerAsyncHookHandler;
+      orders: preHandlerAsyncHookHandler;
+    };
+  },
 ) {
-  const { orders, merchantAuth } = deps;
+  const { orders, merchantAuth, limits } = deps;
 
   app.post(
     '/merchant/createOrder',
     {
       preValidation: merchantAuth,
+      preHandler: limits.createOrder,
       schema: {
         tags: ['merchant'],
         summary: 'Create a PAYIN (fiat or crypto) or PAYOUT order',
@@ -41,6 +50,7 @@ export function ordersRoutes(
     '/merchant/order/:id',
     {
       preValidation: merchantAuth,
+      preHandler: limits.order,
       schema: {
         tags: ['merchant'],
         summary: 'Order information by internal or external id',
@@ -59,6 +69,7 @@ export function ordersRoutes(
     '/merchant/orders',
     {
       preValidation: merchantAuth,
+      preHandler: limits.orders,
       schema: {
         tags: ['merchant'],
         summary: 'Orders of the merchant, newest first',

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { StringDecoder } from 'node:string_decoder';
 import type { FastifyBaseLogger } from 'fastify';
 import { request } from 'undici';
 import type { Database } from '../../db/database.js';
@@ -10,12 +11,15 @@ import {
   type AttemptResult,
   type ClaimedDelivery,
   claimDueDeliveries,
-  recordAttempt,
+  recordAttempts,
 } from './webhooks-repository.js';
 
 const SNIPPET_BYTES = 1024;
 /** Answer bytes read before the connection is dropped: enough for any acknowledgement. */
 const MAX_READ_BYTES = 64 * 1024;
+/** Results are written in groups: at most this many, or after this many ms. */
+const RECORD_BATCH = 200;
+const RECORD_DELAY_MS = 5;
 
 export interface DispatcherDeps {
   database: Database;
@@ -24,13 +28,13 @@ export interface DispatcherDeps {
   /** The merchant's current API key in clear (webhooks are signed with it), or undefined. */
   apiKeyFor: (merchantId: string) => Promise<string | undefined>;
   log?: FastifyBaseLogger;
-  /** Deliveries claimed per round. */
+  /** Deliveries claimed at a time. */
   batchSize?: number;
-  /** Parallel claim-and-send loops when started. */
+  /** In-flight deliveries per process, in units of `batchSize` (so `batchSize * loops` at most). */
   loops?: number;
   /** How long a claim is owned, ms: longer than the answer timeout, so a live worker never loses it. */
   leaseMs?: number;
-  /** Pause between empty rounds, ms. */
+  /** Pause when nothing is due, ms. */
   pollMs?: number;
   /** Called after each recorded attempt (metrics). */
   onAttempt?: (result: AttemptResult) => void;
@@ -56,19 +60,55 @@ function describeError(err: unknown): string {
 }
 
 /**
- * The webhook dispatcher (decisions.md section 11; issue 3 section 3). Each round claims due
- * deliveries in one short statement, sends them outside any transaction through the outbound guard,
- * and records each try in one statement. Any number of dispatchers (in the API process or in
- * `npm run worker` processes) share the work; a delivery is sent by one of them at a time.
+ * The webhook dispatcher (decisions.md section 11; issue 3 section 3). It claims due deliveries in
+ * one short statement, sends them outside any transaction through the outbound guard, and records the
+ * tries in grouped statements. Deliveries run as a pipeline: a slow receiver holds only its own slot,
+ * never the others. Any number of dispatchers (in the API process or in `npm run worker` processes)
+ * share the work; a delivery is sent by one of them at a time.
  */
 export function createWebhookDispatcher(deps: DispatcherDeps) {
   const { database, clock, guard, apiKeyFor, log } = deps;
   const batchSize = deps.batchSize ?? 100;
+  const capacity = batchSize * (deps.loops ?? 4);
   const leaseMs = deps.leaseMs ?? ANSWER_TIMEOUT_MS * 3;
   const pollMs = deps.pollMs ?? 200;
   let running = false;
-  let loops: Promise<void>[] = [];
+  let pump: Promise<void> | undefined;
   let wakeUp: (() => void) | undefined;
+  const inFlight = new Set<Promise<void>>();
+
+  let queue: Array<{ delivery: ClaimedDelivery; result: AttemptResult; done: () => void }> = [];
+  let flushTimer: NodeJS.Timeout | undefined;
+
+  async function flush(): Promise<void> {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = undefined;
+    const items = queue;
+    queue = [];
+    if (items.length === 0) return;
+    try {
+      const recorded = await recordAttempts(database.db, items);
+      for (const item of items) {
+        if (!recorded.has(item.delivery.id)) {
+          log?.warn({ deliveryId: item.delivery.id }, 'webhook lease lost before the result was recorded');
+        }
+        deps.onAttempt?.(item.result);
+      }
+    } catch (err) {
+      // Unrecorded tries are sent again when their lease ends: at least once, never lost.
+      log?.warn({ err }, 'recording webhook attempts failed');
+    } finally {
+      for (const item of items) item.done();
+    }
+  }
+
+  function record(delivery: ClaimedDelivery, result: AttemptResult): Promise<void> {
+    return new Promise<void>((done) => {
+      queue.push({ delivery, result, done });
+      if (queue.length >= RECORD_BATCH) void flush();
+      else flushTimer ??= setTimeout(() => void flush(), RECORD_DELAY_MS);
+    });
+  }
 
   async function send(delivery: ClaimedDelivery, apiKey: string | undefined): Promise<SendOutcome> {
     if (!apiKey)
@@ -93,22 +133,22 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
           break;
         }
       }
-      const snippet = Buffer.concat(chunks).subarray(0, SNIPPET_BYTES).toString('utf8');
+      // StringDecoder holds back a character cut at the limit instead of emitting U+FFFD.
+      const snippet = new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, SNIPPET_BYTES));
       return { statusCode: res.statusCode, error: null, snippet };
     } catch (err) {
       return { statusCode: null, error: describeError(err), snippet: null };
     }
   }
 
-  async function deliver(delivery: ClaimedDelivery, apiKey: string | undefined): Promise<void> {
+  async function deliver(delivery: ClaimedDelivery, apiKey: Promise<string | undefined>): Promise<void> {
     const startedMs = clock.now();
     const t0 = performance.now();
-    const outcome = await send(delivery, apiKey);
+    const outcome = await send(delivery, await apiKey);
     const latencyMs = Math.round(performance.now() - t0);
-    const tryNo = delivery.attempts + 1;
-    const delay = retryDelayAfter(tryNo);
+    const delay = retryDelayAfter(delivery.attempts + 1);
     const ok = isAcknowledged(outcome.statusCode ?? undefined);
-    const result: AttemptResult = {
+    await record(delivery, {
       startedAt: new Date(startedMs),
       statusCode: outcome.statusCode,
       latencyMs,
@@ -117,73 +157,87 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
       status: ok ? 'delivered' : delay === undefined ? 'exhausted' : 'pending',
       // Retries are timed from when the failed try started: exactly 15/60/300/900/3600 s apart.
       nextAttemptAt: new Date(ok || delay === undefined ? startedMs : startedMs + delay * 1000),
-    };
-    const owned = await recordAttempt(database.db, delivery, result);
-    if (!owned) log?.warn({ deliveryId: delivery.id }, 'webhook lease lost before the result was recorded');
-    deps.onAttempt?.(result);
+    });
   }
 
-  /** One round: claim due deliveries, send them in parallel, record each. Returns how many were sent. */
-  async function runOnce(): Promise<number> {
+  /** Claims up to `limit` due deliveries and starts them; returns their promises. */
+  async function claimAndStart(limit: number): Promise<Promise<void>[]> {
     const nowMs = clock.now();
     const claimed = await claimDueDeliveries(
       database.db,
       new Date(nowMs),
       new Date(nowMs + leaseMs),
       randomUUID(),
-      batchSize,
+      limit,
     );
-    if (claimed.length === 0) return 0;
     const keys = new Map<string, Promise<string | undefined>>();
-    const keyFor = (merchantId: string) => {
-      let key = keys.get(merchantId);
+    return claimed.map((d) => {
+      let key = keys.get(d.merchantId);
       if (!key) {
-        key = apiKeyFor(merchantId).catch(() => undefined);
-        keys.set(merchantId, key);
+        key = apiKeyFor(d.merchantId).catch(() => undefined);
+        keys.set(d.merchantId, key);
       }
-      return key;
-    };
-    await Promise.all(claimed.map(async (d) => deliver(d, await keyFor(d.merchantId))));
-    return claimed.length;
+      const p = deliver(d, key).finally(() => {
+        inFlight.delete(p);
+        wakeUp?.();
+      });
+      inFlight.add(p);
+      return p;
+    });
   }
 
-  async function loop(): Promise<void> {
+  function pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      };
+    });
+  }
+
+  async function run(): Promise<void> {
     while (running) {
-      let sent = 0;
-      try {
-        sent = await runOnce();
-      } catch (err) {
-        log?.warn({ err }, 'webhook round failed');
+      const room = capacity - inFlight.size;
+      let started = 0;
+      if (room >= Math.min(batchSize, capacity)) {
+        try {
+          started = (await claimAndStart(Math.min(room, batchSize))).length;
+        } catch (err) {
+          log?.warn({ err }, 'claiming webhook deliveries failed');
+        }
       }
-      if (sent < batchSize && running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pollMs);
-          wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
+      // Full batch: more are probably due, claim again at once (while there is room).
+      if (running && started < batchSize) await pause(pollMs);
+      else if (running && capacity - inFlight.size < batchSize) await pause(pollMs);
     }
+    await Promise.all(inFlight);
+    await flush();
   }
 
   return {
-    runOnce,
-    /** Starts the claim-and-send loops in this process. */
+    /** One round for tests and tools: claim a batch, send it, record every try; returns how many. */
+    async runOnce(): Promise<number> {
+      const started = await claimAndStart(batchSize);
+      await Promise.all(started);
+      return started.length;
+    },
+    /** Starts the pipeline in this process. */
     start(): void {
       if (running) return;
       running = true;
-      loops = Array.from({ length: deps.loops ?? 4 }, () => loop());
+      pump = run();
     },
     /** Ends a pause early so that a new delivery goes out at once. */
     wake(): void {
       wakeUp?.();
     },
-    /** Stops the loops after their current round. */
+    /** Stops claiming, lets deliveries in flight finish and records them. */
     async stop(): Promise<void> {
       running = false;
       wakeUp?.();
-      await Promise.all(loops);
+      await pump;
     },
   };
 }

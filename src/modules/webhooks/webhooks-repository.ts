@@ -94,33 +94,52 @@ export interface AttemptResult {
 }
 
 /**
- * Records a try and moves the delivery, in one statement, only while `lockToken` still owns it (a
- * worker whose lease ran out cannot overwrite the newer owner). Returns false when it did not own it.
+ * Records tries and moves their deliveries, in one statement for the whole list, each only while its
+ * `lockToken` still owns the row (a worker whose lease ran out cannot overwrite the newer owner).
+ * Returns the ids that were recorded.
  */
-export async function recordAttempt(
+export async function recordAttempts(
   ex: Executor,
-  delivery: ClaimedDelivery,
-  r: AttemptResult,
-): Promise<boolean> {
+  items: Array<{ delivery: ClaimedDelivery; result: AttemptResult }>,
+): Promise<Set<string>> {
+  if (items.length === 0) return new Set();
+  const rows = items.map(({ delivery, result: r }) => ({
+    id: delivery.id,
+    token: delivery.lockToken,
+    status: r.status,
+    next_at: r.nextAttemptAt.toISOString(),
+    code: r.statusCode,
+    err: r.error,
+    delivered_at: r.status === 'delivered' ? r.startedAt.toISOString() : null,
+    started_at: r.startedAt.toISOString(),
+    latency: r.latencyMs,
+    snippet: r.responseSnippet,
+  }));
   const result = await ex.execute(sql`
-    WITH moved AS (
-      UPDATE ${webhookDeliveries}
-      SET attempts = attempts + 1,
-          status = ${r.status},
-          next_attempt_at = ${r.nextAttemptAt.toISOString()}::timestamptz,
+    WITH input AS (
+      SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json) AS t(
+        id uuid, token uuid, status text, next_at timestamptz, code int, err text,
+        delivered_at timestamptz, started_at timestamptz, latency int, snippet text)
+    ), moved AS (
+      UPDATE ${webhookDeliveries} d
+      SET attempts = d.attempts + 1,
+          status = i.status,
+          next_attempt_at = i.next_at,
           locked_until = NULL,
           lock_token = NULL,
-          last_status_code = ${r.statusCode},
-          last_error = ${r.error},
-          delivered_at = ${r.status === 'delivered' ? r.startedAt.toISOString() : null}::timestamptz
-      WHERE id = ${delivery.id} AND lock_token = ${delivery.lockToken}
-      RETURNING id, attempts
+          last_status_code = i.code,
+          last_error = i.err,
+          delivered_at = i.delivered_at
+      FROM input i
+      WHERE d.id = i.id AND d.lock_token = i.token
+      RETURNING d.id, d.attempts, i.started_at, i.code, i.latency, i.err, i.snippet
     )
     INSERT INTO ${webhookAttempts} (delivery_id, attempt_no, started_at, status_code, latency_ms, error, response_snippet)
-    SELECT id, attempts, ${r.startedAt.toISOString()}::timestamptz, ${r.statusCode}, ${r.latencyMs}, ${r.error}, ${r.responseSnippet}
-    FROM moved
-    RETURNING id`);
-  return (result as unknown as { rows: unknown[] }).rows.length > 0;
+    SELECT id, attempts, started_at, code, latency, err, snippet FROM moved
+    RETURNING delivery_id`);
+  return new Set(
+    (result as unknown as { rows: Array<{ delivery_id: string }> }).rows.map((r) => r.delivery_id),
+  );
 }
 
 export async function findDelivery(ex: Executor, id: string): Promise<DeliveryRow | undefined> {

@@ -54,7 +54,8 @@ export function createWebhooksService(deps: { database: Database; clock: Clock; 
       body: webhookBody(order),
       dueAt: new Date(clock.now()),
     });
-    if (deps.onEnqueued) setImmediate(deps.onEnqueued);
+    // The row is visible only after the caller's commit: wake the dispatcher a moment later.
+    if (deps.onEnqueued) setTimeout(deps.onEnqueued, 30).unref();
   };
 
   return {

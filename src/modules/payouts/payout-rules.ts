@@ -1,0 +1,38 @@
+import { AppError } from '../../lib/errors.js';
+
+/** Account length of each payout type (merchant-api.md "Limits": 11 digits fast-payment, 16 card). */
+export const HOLDER_ACCOUNT_DIGITS: Record<string, number> = { sim: 11, card: 16 };
+
+/** Validated payout details. */
+export interface PayoutDetails {
+  holderAccount: string;
+  holderName: string;
+  methodName: string;
+}
+
+/**
+ * Checks `payout_details` (merchant-api.md "createOrder - PAYOUT"; decisions.md section 10):
+ * missing or incomplete -> INVALID_PAYOUT_DETAILS; `holderAccount` not digits only or not 11 (`sim`)
+ * / 16 (`card`) digits -> INVALID_HOLDER_ACCOUNT; `methodName` not a bank name -> INVALID_PAYOUT_DETAILS.
+ */
+export function parsePayoutDetails(
+  value: unknown,
+  type: string,
+  bankNames: ReadonlySet<string>,
+): PayoutDetails {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new AppError('INVALID_PAYOUT_DETAILS');
+  const d = value as Record<string, unknown>;
+  const { holderAccount, holderName, methodName } = d;
+  if (typeof holderAccount !== 'string' || holderAccount.length === 0)
+    throw new AppError('INVALID_PAYOUT_DETAILS');
+  if (typeof holderName !== 'string' || holderName.trim().length === 0 || holderName.length > 200) {
+    throw new AppError('INVALID_PAYOUT_DETAILS');
+  }
+  if (typeof methodName !== 'string' || methodName.length === 0) throw new AppError('INVALID_PAYOUT_DETAILS');
+  if (!/^\d+$/.test(holderAccount) || holderAccount.length !== HOLDER_ACCOUNT_DIGITS[type]) {
+    throw new AppError('INVALID_HOLDER_ACCOUNT');
+  }
+  if (!bankNames.has(methodName)) throw new AppError('INVALID_PAYOUT_DETAILS');
+  return { holderAccount, holderName: holderName.trim(), methodName };
+}

@@ -1,0 +1,79 @@
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { AppError } from '../../lib/errors.js';
+
+/** A limit: `points` requests per `durationSeconds`. */
+export interface RateRule {
+  points: number;
+  durationSeconds: number;
+}
+
+/**
+ * The contract's limits (merchant-api.md "Limits"; decisions.md section 12): 6 per second for the
+ * read endpoints and the receipt upload, 1 per 5 s for PAYOUT createOrder; PAYIN createOrder takes
+ * the merchant's setting (default 10 per second).
+ */
+export const RATE_RULES = {
+  read: { points: 6, durationSeconds: 1 },
+  payout: { points: 1, durationSeconds: 5 },
+} as const satisfies Record<string, RateRule>;
+
+/** Makes the store of one limit; memory for one process (a shared store is plugged in for several). */
+export type LimiterFactory = (keyPrefix: string, rule: RateRule) => RateLimiterAbstract;
+
+export const memoryLimiters: LimiterFactory = (keyPrefix, rule) =>
+  new RateLimiterMemory({ keyPrefix, points: rule.points, duration: rule.durationSeconds });
+
+/**
+ * Rate limits per (IP, endpoint, `client-api-key`) (merchant-api.md "Rate-limit rules"). Over the
+ * limit: 429 TOO_MANY_REQUESTS with `Retry-After` in seconds (decisions.md section 2).
+ */
+export function createRateLimits(options: {
+  enabled: boolean;
+  factory?: LimiterFactory;
+  onReject?: (endpoint: string) => void;
+}) {
+  const factory = options.factory ?? memoryLimiters;
+  const limiters = new Map<string, RateLimiterAbstract>();
+
+  function limiter(endpoint: string, rule: RateRule): RateLimiterAbstract {
+    const name = `${endpoint}:${rule.points}/${rule.durationSeconds}`;
+    let found = limiters.get(name);
+    if (!found) {
+      found = factory(`rl:${name}`, rule);
+      limiters.set(name, found);
+    }
+    return found;
+  }
+
+  /** Counts one request against the rule; throws TOO_MANY_REQUESTS (with Retry-After) over the limit. */
+  async function consume(endpoint: string, rule: RateRule, request: FastifyRequest): Promise<void> {
+    if (!options.enabled) return;
+    const key = `${request.ip}|${request.merchantKeyDigest ?? '-'}`;
+    try {
+      await limiter(endpoint, rule).consume(key);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      options.onReject?.(endpoint);
+      throw new AppError('TOO_MANY_REQUESTS', undefined, {
+        'retry-after': String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))),
+      });
+    }
+  }
+
+  return {
+    consume,
+    /** A preHandler that applies `ruleFor(request)` (undefined: no limit) to the route. */
+    hook(
+      endpoint: string,
+      ruleFor: (request: FastifyRequest) => RateRule | undefined,
+    ): preHandlerAsyncHookHandler {
+      return async (request) => {
+        const rule = ruleFor(request);
+        if (rule) await consume(endpoint, rule, request);
+      };
+    },
+  };
+}
+
+export type RateLimits = ReturnType<typeof createRateLimits>;

@@ -31,6 +31,9 @@ import { createPayoutsService } from './modules/payouts/payouts-service.js';
 import { createRateLimits, RATE_RULES } from './modules/rate-limits/rate-limits.js';
 import { ratesAdminRoutes } from './modules/rates/rates-admin-routes.js';
 import { createRatesService } from './modules/rates/rates-service.js';
+import { createDirectoryStorage } from './modules/receipts/receipt-storage.js';
+import { receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/receipts-routes.js';
+import { createReceiptsService } from './modules/receipts/receipts-service.js';
 import { requisitesAdminRoutes } from './modules/requisites/requisites-admin-routes.js';
 import { createRequisitesService } from './modules/requisites/requisites-service.js';
 import { createWebhookDispatcher } from './modules/webhooks/webhook-dispatcher.js';
@@ -77,6 +80,12 @@ export function createServices(deps: {
   const crypto = createCryptoService({ database, clock, rates, lifecycle });
   const payouts = createPayoutsService({ database, clock, banks });
   const rateLimits = createRateLimits({ enabled: config.rateLimits });
+  const receipts = createReceiptsService({
+    database,
+    clock,
+    storage: createDirectoryStorage(config.receiptsDir),
+    guard,
+  });
   const orders = createOrdersService({
     database,
     clock,
@@ -84,6 +93,7 @@ export function createServices(deps: {
     lifecycle,
     publicBaseUrl: config.publicBaseUrl,
     modes: { crypto: crypto.createPayin, confirmCrypto: crypto.operatorConfirm, payout: payouts.create },
+    receiptStatuses: receipts.latestStatuses,
   });
   return {
     merchants,
@@ -98,6 +108,7 @@ export function createServices(deps: {
     crypto,
     payouts,
     rateLimits,
+    receipts,
   };
 }
 
@@ -187,6 +198,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   balanceRoutes(app, { ledger: services.ledger, merchantAuth, rateLimit: read('balance') });
   banksRoutes(app, { banks: services.banks, merchantAuth, rateLimit: read('banks') });
   bankStandardsRoutes(app, { payouts: services.payouts, merchantAuth, rateLimit: read('bank-standards') });
+  receiptsRoutes(app, {
+    receipts: services.receipts,
+    orders: services.orders,
+    merchantAuth,
+    rateLimit: read('receipt-upload'),
+  });
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
 
   await app.register(async (admin: App) => {
@@ -199,6 +216,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     webhooksAdminRoutes(admin, { webhooks: services.webhooks });
     cryptoAdminRoutes(admin, { crypto: services.crypto });
     payoutsAdminRoutes(admin, { payouts: services.payouts });
+    receiptsAdminRoutes(admin, { receipts: services.receipts });
   });
 
   return { app, services };

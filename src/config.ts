@@ -36,6 +36,7 @@ const EnvSchema = Type.Object({
   RATES_PROVIDER_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   RATES_PROVIDER_INTERVAL: Type.Integer({ minimum: 5, maximum: 86_400, default: 60 }),
   RATE_LIMITS: Type.Boolean({ default: true }),
+  RECEIPTS_DIR: Type.Optional(Type.String({ minLength: 1 })),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -75,6 +76,8 @@ export interface Config {
   readonly ratesProviderIntervalSeconds: number;
   /** Whether the contract's rate limits apply (merchant-api.md "Limits"); off only for load tests. */
   readonly rateLimits: boolean;
+  /** Directory of receipt files (default `<DATA_DIR>/receipts`). */
+  readonly receiptsDir: string;
   /** True when the admin token was generated at this start (the start banner shows it). */
   readonly generatedSecrets: boolean;
 }
@@ -189,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ratesProviderUrl: e.RATES_PROVIDER_URL,
     ratesProviderIntervalSeconds: e.RATES_PROVIDER_INTERVAL,
     rateLimits: e.RATE_LIMITS,
+    receiptsDir: resolve(e.RECEIPTS_DIR ?? join(dataDir, 'receipts')),
     generatedSecrets: generated,
   });
 }

@@ -34,6 +34,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ratesProviderUrl: undefined,
     ratesProviderIntervalSeconds: 60,
     rateLimits: false,
+    receiptsDir: '/tmp/payment-orders-test/receipts',
     ...overrides,
   } satisfies Config);
 }

@@ -66,6 +66,8 @@ export interface ConfirmInput {
 
 export interface OrdersServiceDeps {
   modes?: ModeHandlers;
+  /** Receipt status per order id (the latest receipt's), for the order views. */
+  receiptStatuses?: (orderIds: string[]) => Promise<Map<string, string>>;
   database: Database;
   clock: Clock;
   rates: RatesService;
@@ -110,6 +112,8 @@ export function parseUtcDateTime(field: string, value: string): Date {
 export function createOrdersService(deps: OrdersServiceDeps) {
   const { database, clock, rates, lifecycle, publicBaseUrl } = deps;
   const db = database.db;
+  const receiptStatusesOf = async (ids: string[]) =>
+    deps.receiptStatuses ? deps.receiptStatuses(ids) : new Map<string, string>();
 
   /**
    * Fiat PAYIN (merchant-api.md "createOrder - fiat PAYIN"; decisions.md sections 6-7). Validation
@@ -246,7 +250,8 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     /** `GET /merchant/order/{id}` payload. */
     async getOrder(merchant: MerchantRow, id: string) {
       const order = await findOwnOrder(merchant, id);
-      return orderInfo(order, clock.now(), publicBaseUrl, null);
+      const statuses = await receiptStatusesOf([order.id]);
+      return orderInfo(order, clock.now(), publicBaseUrl, statuses.get(order.id) ?? null);
     },
 
     /** `GET /merchant/orders` payload `{total, page, size, orders}`, newest first. */
@@ -260,7 +265,13 @@ export function createOrdersService(deps: OrdersServiceDeps) {
       if (query.direction) filter.direction = query.direction;
       const { rows, total } = await listOrders(db, filter, page, size);
       const nowMs = clock.now();
-      return { total, page, size, orders: rows.map((o) => orderInfo(o, nowMs, publicBaseUrl, null)) };
+      const statuses = await receiptStatusesOf(rows.map((o) => o.id));
+      return {
+        total,
+        page,
+        size,
+        orders: rows.map((o) => orderInfo(o, nowMs, publicBaseUrl, statuses.get(o.id) ?? null)),
+      };
     },
 
     /** Admin list with filters, newest first; rows carry the operator's fields. */

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { SNIFF_BYTES } from './receipt-content.js';
+
+/** A received upload spooled to a temporary file: its size, its first bytes, and whether it overflowed. */
+export interface Spooled {
+  path: string;
+  size: number;
+  head: Buffer;
+  /** More than `maxBytes` arrived; the file holds only the first `maxBytes`. */
+  overflow: boolean;
+}
+
+/**
+ * Where receipt files live. The directory store keeps them under `<dir>/<key>`; keys come from our
+ * ids, never from the upload. (An S3-compatible store would implement the same three calls.)
+ */
+export interface ReceiptStorage {
+  /**
+   * Writes a stream to a temporary file, never more than `maxBytes` to disk and never more than a
+   * chunk in memory; the rest of an oversized stream is read and dropped (or the caller aborts it).
+   */
+  spool(source: AsyncIterable<Uint8Array>, maxBytes: number, stopOnOverflow?: boolean): Promise<Spooled>;
+  /** Moves a spooled file into the store under `key`. */
+  keep(spooled: Spooled, key: string): Promise<void>;
+  discard(spooled: Spooled): Promise<void>;
+  open(key: string): Promise<{ stream: Readable; size: number }>;
+}
+
+export function createDirectoryStorage(dir: string): ReceiptStorage {
+  const tmp = join(dir, '.tmp');
+  const ready = Promise.all([mkdir(dir, { recursive: true }), mkdir(tmp, { recursive: true })]);
+  const safeKey = (key: string) => {
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(key)) throw new Error('bad storage key');
+    return join(dir, key);
+  };
+  return {
+    async spool(source, maxBytes, stopOnOverflow = false) {
+      await ready;
+      const path = join(tmp, randomUUID());
+      let size = 0;
+      let overflow = false;
+      const headParts: Buffer[] = [];
+      let headSize = 0;
+      const out = createWriteStream(path, { mode: 0o600 });
+      async function* bounded() {
+        for await (const raw of source) {
+          const chunk = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+          if (headSize < SNIFF_BYTES) {
+            headParts.push(chunk.subarray(0, SNIFF_BYTES - headSize));
+            headSize += Math.min(chunk.length, SNIFF_BYTES - headSize);
+          }
+          if (overflow) continue;
+          if (size + chunk.length > maxBytes) {
+            overflow = true;
+            yield chunk.subarray(0, maxBytes - size);
+            size = maxBytes;
+            if (stopOnOverflow) return;
+            continue;
+          }
+          size += chunk.length;
+          yield chunk;
+        }
+      }
+      try {
+        await pipeline(bounded, out);
+      } catch (err) {
+        await rm(path, { force: true });
+        throw err;
+      }
+      return { path, size, head: Buffer.concat(headParts), overflow };
+    },
+    async keep(spooled, key) {
+      await rename(spooled.path, safeKey(key));
+    },
+    async discard(spooled) {
+      await rm(spooled.path, { force: true });
+    },
+    async open(key) {
+      const path = safeKey(key);
+      const { size } = await stat(path);
+      return { stream: createReadStream(path), size };
+    },
+  };
+}

@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import type { MultipartFile, MultipartValue } from '@fastify/multipart';
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Database } from '../../db/database.js';
+import { receipts } from '../../db/schema.js';
+import type { AdminActor } from '../../http/request-context.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError, type ErrorCode } from '../../lib/errors.js';
+import { writeAudit } from '../audit/audit.js';
+import type { OrderRow } from '../orders/order-view.js';
+import type { OutboundGuard } from '../outbound/outbound-guard.js';
+import { judgeReceiptContent, MAX_RECEIPT_BYTES } from './receipt-content.js';
+import { downloadReceipt } from './receipt-fetch.js';
+import type { ReceiptStorage, Spooled } from './receipt-storage.js';
+
+export type ReceiptRow = typeof receipts.$inferSelect;
+export type ReceiptSource = ReceiptRow['source'];
+
+/** One part of a multipart upload as @fastify/multipart yields it. */
+export type UploadPart = MultipartFile | MultipartValue;
+
+/** What a multipart upload carried: the order id field and the spooled file. */
+export interface MultipartUpload {
+  orderId: string | undefined;
+  file: { spooled: Spooled; mimetype: string; filename: string } | undefined;
+}
+
+function uniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: string }).code === '23505') return true;
+  }
+  return false;
+}
+
+export function receiptView(r: ReceiptRow) {
+  return {
+    id: r.id,
+    order_id: r.orderId,
+    merchant_id: r.merchantId,
+    source: r.source,
+    source_url: r.sourceUrl,
+    content_type: r.contentType,
+    size_bytes: r.sizeBytes,
+    status: r.status,
+    reason: r.reason,
+    reviewed_by: r.reviewedBy,
+    reviewed_at: r.reviewedAt?.toISOString() ?? null,
+    created_at: r.createdAt.toISOString(),
+  };
+}
+
+/**
+ * Receipts (merchant-api.md "POST /merchant/receipt/upload"; decisions.md section 9): upload by file
+ * or URL, content checks, storage, and moderation by support.
+ */
+export function createReceiptsService(deps: {
+  database: Database;
+  clock: Clock;
+  storage: ReceiptStorage;
+  guard: OutboundGuard;
+}) {
+  const { database, clock, storage, guard } = deps;
+  const db = database.db;
+
+  /**
+   * Reads a multipart upload: the `orderId` field and the `receipt` file (spooled to disk, at most
+   * 5 MB kept; the rest of a bigger file is read and dropped, so memory stays bounded). Other parts
+   * are drained and ignored.
+   */
+  async function readMultipart(
+    parts: AsyncIterable<UploadPart>,
+    fileField: string,
+  ): Promise<MultipartUpload> {
+    const out: MultipartUpload = { orderId: undefined, file: undefined };
+    for await (const part of parts) {
+      if (part.type === 'field') {
+        if (part.fieldname === 'orderId' && typeof part.value === 'string' && part.value.trim())
+          out.orderId = part.value.trim();
+        continue;
+      }
+      if (part.fieldname !== fileField || out.file) {
+        part.file.resume();
+        continue;
+      }
+      const spooled = await storage.spool(part.file, MAX_RECEIPT_BYTES);
+      out.file = {
+        spooled: { ...spooled, overflow: spooled.overflow || part.file.truncated },
+        mimetype: part.mimetype,
+        filename: part.filename,
+      };
+    }
+    return out;
+  }
+
+  /** The receipt status of an order for the merchant and the payer: the latest receipt's, or null. */
+  async function latestStatus(orderId: string): Promise<string | null> {
+    const rows = await db
+      .select({ status: receipts.status })
+      .from(receipts)
+      .where(eq(receipts.orderId, orderId))
+      .orderBy(desc(receipts.createdAt))
+      .limit(1);
+    return rows[0]?.status ?? null;
+  }
+
+  async function assertNotUnderReview(orderId: string): Promise<void> {
+    const open = await db
+      .select({ id: receipts.id })
+      .from(receipts)
+      .where(and(eq(receipts.orderId, orderId), eq(receipts.status, 'under_review')))
+      .limit(1);
+    if (open.length > 0) throw new AppError('MODERATION_IN_PROGRESS');
+  }
+
+  /**
+   * Checks the spooled content and stores it as the order's receipt under review. `codes` are the
+   * error codes of the path (file or URL). The file is removed on every failure.
+   */
+  async function attach(
+    order: OrderRow,
+    spooled: Spooled,
+    source: ReceiptSource,
+    declared: { mimetype?: string; filename?: string },
+    codes: { tooLarge: ErrorCode; unsupported: ErrorCode; mismatch: ErrorCode },
+    sourceUrl: string | null = null,
+  ): Promise<ReceiptRow> {
+    try {
+      if (spooled.overflow) throw new AppError(codes.tooLarge);
+      const verdict = await judgeReceiptContent(spooled.head, declared);
+      if (!verdict.ok)
+        throw new AppError(verdict.problem === 'unsupported' ? codes.unsupported : codes.mismatch);
+      const id = randomUUID();
+      let row: ReceiptRow | undefined;
+      try {
+        row = (
+          await db
+            .insert(receipts)
+            .values({
+              id,
+              orderId: order.id,
+              merchantId: order.merchantId,
+              source,
+              sourceUrl,
+              contentType: verdict.mime,
+              sizeBytes: spooled.size,
+              storageKey: id,
+              status: source === 'payout_proof' ? 'accepted' : 'under_review',
+              createdAt: new Date(clock.now()),
+            })
+            .returning()
+        )[0];
+      } catch (err) {
+        if (uniqueViolation(err)) throw new AppError('MODERATION_IN_PROGRESS');
+        throw err;
+      }
+      if (!row) throw new Error('insert returned no row');
+      await storage.keep(spooled, id);
+      return row;
+    } catch (err) {
+      await storage.discard(spooled);
+      throw err;
+    }
+  }
+
+  const FILE_CODES = {
+    tooLarge: 'RECEIPT_TOO_LARGE',
+    unsupported: 'RECEIPT_UNSUPPORTED_FORMAT',
+    mismatch: 'RECEIPT_CONTENT_MISMATCH',
+  } as const satisfies Record<string, ErrorCode>;
+
+  return {
+    readMultipart,
+    latestStatus,
+
+    /** Receipt statuses of many orders at once (lists). */
+    async latestStatuses(orderIds: string[]): Promise<Map<string, string>> {
+      if (orderIds.length === 0) return new Map();
+      const rows = await db
+        .select({ orderId: receipts.orderId, status: receipts.status, at: receipts.createdAt })
+        .from(receipts)
+        .where(inArray(receipts.orderId, orderIds))
+        .orderBy(receipts.createdAt);
+      return new Map(rows.map((r) => [r.orderId, r.status]));
+    },
+
+    /**
+     * Attaches an uploaded file to `order` (ownership already checked): ORDER_ID_REQUIRED /
+     * RECEIPT_REQUIRED for missing parts, MODERATION_IN_PROGRESS while one is under review, then the
+     * content rules. Returns the receipt.
+     */
+    async attachFile(
+      order: OrderRow,
+      upload: MultipartUpload,
+      source: ReceiptSource = 'file',
+    ): Promise<ReceiptRow> {
+      if (!upload.file) throw new AppError('RECEIPT_REQUIRED');
+      try {
+        if (source !== 'payout_proof') await assertNotUnderReview(order.id);
+      } catch (err) {
+        await storage.discard(upload.file.spooled);
+        throw err;
+      }
+      return attach(
+        order,
+        upload.file.spooled,
+        source,
+        { mimetype: upload.file.mimetype, filename: upload.file.filename },
+        FILE_CODES,
+      );
+    },
+
+    /** Downloads `receiptUrl` through the outbound guard and attaches it to `order`. */
+    async attachUrl(order: OrderRow, receiptUrl: string): Promise<ReceiptRow> {
+      await assertNotUnderReview(order.id);
+      const spooled = await downloadReceipt(receiptUrl, guard, storage);
+      return attach(
+        order,
+        spooled,
+        'url',
+        {},
+        {
+          tooLarge: 'RECEIPT_URL_TOO_LARGE',
+          unsupported: 'RECEIPT_URL_UNSUPPORTED_FORMAT',
+          mismatch: 'RECEIPT_URL_UNSUPPORTED_FORMAT',
+        },
+        receiptUrl.slice(0, 2048),
+      );
+    },
+
+    /** Drops the spooled file of an upload that is refused before attaching (unknown order, ...). */
+    async discardUpload(upload: MultipartUpload): Promise<void> {
+      if (upload.file) await storage.discard(upload.file.spooled);
+    },
+
+    /** Operators: receipts by status, oldest under review first. */
+    async list(status: ReceiptRow['status'] | undefined, limit = 200) {
+      const rows = await db
+        .select()
+        .from(receipts)
+        .where(status ? eq(receipts.status, status) : undefined)
+        .orderBy(status === 'under_review' ? receipts.createdAt : desc(receipts.createdAt))
+        .limit(limit);
+      return rows.map(receiptView);
+    },
+
+    /** The stored file with its sniffed type, for the operators' viewer. */
+    async file(id: string) {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) throw new AppError('NOT_FOUND');
+      const row = (await db.select().from(receipts).where(eq(receipts.id, id)).limit(1))[0];
+      if (!row) throw new AppError('NOT_FOUND');
+      const { stream, size } = await storage.open(row.storageKey);
+      return {
+        stream,
+        size,
+        contentType: row.contentType,
+        filename: `receipt-${row.id}.${row.contentType.split('/')[1] === 'jpeg' ? 'jpg' : row.contentType.split('/')[1]}`,
+      };
+    },
+
+    /** Support's decision on a receipt under review; audited. ORDER_STATE_CONFLICT when already decided. */
+    async review(id: string, decision: 'accepted' | 'rejected', reason: string | null, actor: AdminActor) {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) throw new AppError('NOT_FOUND');
+      return db.transaction(async (tx) => {
+        const before = (await tx.select().from(receipts).where(eq(receipts.id, id)).for('update'))[0];
+        if (!before) throw new AppError('NOT_FOUND');
+        if (before.status !== 'under_review') throw new AppError('ORDER_STATE_CONFLICT');
+        const after = (
+          await tx
+            .update(receipts)
+            .set({ status: decision, reason, reviewedBy: actor.name, reviewedAt: new Date(clock.now()) })
+            .where(eq(receipts.id, id))
+            .returning()
+        )[0];
+        if (!after) throw new AppError('NOT_FOUND');
+        await writeAudit(tx, actor, {
+          action: decision === 'accepted' ? 'receipt.accept' : 'receipt.reject',
+          targetType: 'order',
+          targetId: before.orderId,
+          before: { receipt_id: id, status: before.status },
+          after: { receipt_id: id, status: decision, reason },
+        });
+        return receiptView(after);
+      });
+    },
+  };
+}
+
+export type ReceiptsService = ReturnType<typeof createReceiptsService>;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
@@ -32,7 +33,7 @@ import { createRateLimits, RATE_RULES } from './modules/rate-limits/rate-limits.
 import { ratesAdminRoutes } from './modules/rates/rates-admin-routes.js';
 import { createRatesService } from './modules/rates/rates-service.js';
 import { createDirectoryStorage } from './modules/receipts/receipt-storage.js';
-import { receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/receipts-routes.js';
+import { MULTIPART_LIMITS, receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/receipts-routes.js';
 import { createReceiptsService } from './modules/receipts/receipts-service.js';
 import { requisitesAdminRoutes } from './modules/requisites/requisites-admin-routes.js';
 import { createRequisitesService } from './modules/requisites/requisites-service.js';
@@ -92,7 +93,12 @@ export function createServices(deps: {
     rates,
     lifecycle,
     publicBaseUrl: config.publicBaseUrl,
-    modes: { crypto: crypto.createPayin, confirmCrypto: crypto.operatorConfirm, payout: payouts.create },
+    modes: {
+      crypto: crypto.createPayin,
+      confirmCrypto: crypto.operatorConfirm,
+      payout: payouts.create,
+      attachPayoutProof: (order, upload) => receipts.attachFile(order, upload, 'payout_proof'),
+    },
     receiptStatuses: receipts.latestStatuses,
   });
   return {
@@ -207,11 +213,12 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
 
   await app.register(async (admin: App) => {
+    await admin.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
     admin.addHook('preValidation', createAdminAuth(config.adminToken));
     merchantsAdminRoutes(admin, { merchants: services.merchants, ledger: services.ledger });
     requisitesAdminRoutes(admin, { requisites: services.requisites });
     ratesAdminRoutes(admin, { rates: services.rates });
-    ordersAdminRoutes(admin, { orders: services.orders });
+    ordersAdminRoutes(admin, { orders: services.orders, receipts: services.receipts });
     banksAdminRoutes(admin, { banks: services.banks });
     webhooksAdminRoutes(admin, { webhooks: services.webhooks });
     cryptoAdminRoutes(admin, { crypto: services.crypto });

@@ -1,14 +1,19 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { actorOf } from '../auth/admin-auth.js';
+import type { ReceiptsService } from '../receipts/receipts-service.js';
 import type { OrderFilter } from './orders-repository.js';
 import { type OrdersService, parseUtcDateTime } from './orders-service.js';
+
+const isMultipart = (request: FastifyRequest) =>
+  (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
 
 const AdminOrderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 /** Admin API for orders: list, read, confirm, cancel (issue 2, section 3; decisions.md section 5). */
-export function ordersAdminRoutes(app: App, deps: { orders: OrdersService }) {
-  const { orders } = deps;
+export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; receipts: ReceiptsService }) {
+  const { orders, receipts } = deps;
 
   app.get(
     '/admin/orders',
@@ -71,10 +76,30 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService }) {
         response: { 200: Envelope(AnyObject), ...errorResponses },
       },
     },
-    async (request) => ({
-      success: true as const,
-      data: await orders.confirm(request.params.id, request.body ?? {}, actorOf(request)),
-    }),
+    async (request) => {
+      if (!isMultipart(request)) {
+        return {
+          success: true as const,
+          data: await orders.confirm(request.params.id, request.body ?? {}, actorOf(request)),
+        };
+      }
+      // A payout marked sent may carry a proof file (multipart: `proof` plus the same text fields).
+      const upload = await receipts.readMultipart(request.parts(), 'proof');
+      try {
+        const f = upload.fields;
+        const input = {
+          reason: f.reason || undefined,
+          tx_hash: f.tx_hash || undefined,
+          received_amount: f.received_amount || undefined,
+        };
+        return {
+          success: true as const,
+          data: await orders.confirm(request.params.id, input, actorOf(request), upload),
+        };
+      } finally {
+        await receipts.discardUpload(upload);
+      }
+    },
   );
 
   app.post(

@@ -7,6 +7,7 @@ import { money, toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../audit/audit.js';
 import type { MerchantRow } from '../merchants/merchants-repository.js';
 import type { RatesService } from '../rates/rates-service.js';
+import type { MultipartUpload } from '../receipts/receipts-service.js';
 import { takeRequisite } from '../requisites/requisites-repository.js';
 import {
   type CreateOrderBody,
@@ -49,6 +50,8 @@ import { requisiteNeedFor } from './payment-types.js';
 export interface ModeHandlers {
   crypto?: (merchant: MerchantRow, body: CreateOrderBody) => Promise<OrderRow>;
   payout?: (merchant: MerchantRow, body: CreateOrderBody) => Promise<OrderRow>;
+  /** Stores a payout's proof of transfer, after the payout was marked sent. */
+  attachPayoutProof?: (order: OrderRow, upload: MultipartUpload) => Promise<unknown>;
   /** Operator confirmation of a crypto order with its transaction. */
   confirmCrypto?: (
     order: OrderRow,
@@ -301,7 +304,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
      * Operator confirmation (decisions.md section 5): pending -> success, or error -> success with a
      * reason (late payment). Credits the ledger in the same transaction; audited.
      */
-    async confirm(id: string, input: ConfirmInput, actor: AdminActor) {
+    async confirm(id: string, input: ConfirmInput, actor: AdminActor, proof?: MultipartUpload) {
       const reason = input.reason;
       const current = await findOrderById(db, id);
       if (!current) throw new AppError('ORDER_NOT_FOUND');
@@ -340,6 +343,9 @@ export function createOrdersService(deps: OrdersServiceDeps) {
         });
         return after;
       });
+      if (proof?.file && order.method === 'payout' && deps.modes?.attachPayoutProof) {
+        await deps.modes.attachPayoutProof(order, proof);
+      }
       return adminOrderView(order, clock.now(), publicBaseUrl);
     },
 

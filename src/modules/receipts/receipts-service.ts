@@ -22,6 +22,8 @@ export type UploadPart = MultipartFile | MultipartValue;
 /** What a multipart upload carried: the order id field and the spooled file. */
 export interface MultipartUpload {
   orderId: string | undefined;
+  /** Every text field of the form (first value of each name). */
+  fields: Record<string, string>;
   file: { spooled: Spooled; mimetype: string; filename: string } | undefined;
 }
 
@@ -71,11 +73,12 @@ export function createReceiptsService(deps: {
     parts: AsyncIterable<UploadPart>,
     fileField: string,
   ): Promise<MultipartUpload> {
-    const out: MultipartUpload = { orderId: undefined, file: undefined };
+    const out: MultipartUpload = { orderId: undefined, fields: {}, file: undefined };
     for await (const part of parts) {
       if (part.type === 'field') {
-        if (part.fieldname === 'orderId' && typeof part.value === 'string' && part.value.trim())
-          out.orderId = part.value.trim();
+        const value = typeof part.value === 'string' ? part.value : undefined;
+        if (value !== undefined && !(part.fieldname in out.fields)) out.fields[part.fieldname] = value;
+        if (part.fieldname === 'orderId' && value?.trim()) out.orderId = value.trim();
         continue;
       }
       if (part.fieldname !== fileField || out.file) {

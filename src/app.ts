@@ -32,7 +32,7 @@ import { createPayoutsService } from './modules/payouts/payouts-service.js';
 import { createRateLimits, RATE_RULES } from './modules/rate-limits/rate-limits.js';
 import { ratesAdminRoutes } from './modules/rates/rates-admin-routes.js';
 import { createRatesService } from './modules/rates/rates-service.js';
-import { createDirectoryStorage } from './modules/receipts/receipt-storage.js';
+import { openReceiptStorage, type ReceiptStorage } from './modules/receipts/receipt-storage.js';
 import { MULTIPART_LIMITS, receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/receipts-routes.js';
 import { createReceiptsService } from './modules/receipts/receipts-service.js';
 import { requisitesAdminRoutes } from './modules/requisites/requisites-admin-routes.js';
@@ -45,6 +45,8 @@ export interface AppDeps {
   config: Config;
   database: Database;
   clock?: Clock;
+  /** Replaces the receipt store (default: as the configuration says). */
+  receiptStorage?: ReceiptStorage;
   /** Replaces the outbound guard (tests: a resolver that never asks real DNS). */
   guard?: OutboundGuard;
   /** Fastify logger options; false silences (tests). */
@@ -56,6 +58,7 @@ export function createServices(deps: {
   config: Config;
   database: Database;
   clock: Clock;
+  receiptStorage: ReceiptStorage;
   guard?: OutboundGuard;
   log?: FastifyBaseLogger;
 }) {
@@ -84,7 +87,7 @@ export function createServices(deps: {
   const receipts = createReceiptsService({
     database,
     clock,
-    storage: createDirectoryStorage(config.receiptsDir),
+    storage: deps.receiptStorage,
     guard,
   });
   const orders = createOrdersService({
@@ -172,7 +175,9 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     reply.header('x-request-id', request.id);
   });
 
+  const receiptStorage = deps.receiptStorage ?? (await openReceiptStorage(config));
   const services = createServices({
+    receiptStorage,
     config,
     database,
     clock,

@@ -37,6 +37,10 @@ const EnvSchema = Type.Object({
   RATES_PROVIDER_INTERVAL: Type.Integer({ minimum: 5, maximum: 86_400, default: 60 }),
   RATE_LIMITS: Type.Boolean({ default: true }),
   RECEIPTS_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  RECEIPTS_S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
+  RECEIPTS_S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
+  RECEIPTS_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  RECEIPTS_S3_PREFIX: Type.String({ default: 'receipts/' }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -76,8 +80,12 @@ export interface Config {
   readonly ratesProviderIntervalSeconds: number;
   /** Whether the contract's rate limits apply (merchant-api.md "Limits"); off only for load tests. */
   readonly rateLimits: boolean;
-  /** Directory of receipt files (default `<DATA_DIR>/receipts`). */
+  /** Directory of receipt files (default `<DATA_DIR>/receipts`); with S3, only the upload spool. */
   readonly receiptsDir: string;
+  /** When set, receipts are kept in this S3-compatible bucket instead of `receiptsDir`. */
+  readonly receiptsS3:
+    | { bucket: string; region: string; endpoint: string | undefined; prefix: string }
+    | undefined;
   /** True when the admin token was generated at this start (the start banner shows it). */
   readonly generatedSecrets: boolean;
 }
@@ -193,6 +201,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ratesProviderIntervalSeconds: e.RATES_PROVIDER_INTERVAL,
     rateLimits: e.RATE_LIMITS,
     receiptsDir: resolve(e.RECEIPTS_DIR ?? join(dataDir, 'receipts')),
+    receiptsS3: e.RECEIPTS_S3_BUCKET
+      ? {
+          bucket: e.RECEIPTS_S3_BUCKET,
+          region: e.RECEIPTS_S3_REGION,
+          endpoint: e.RECEIPTS_S3_ENDPOINT,
+          prefix: e.RECEIPTS_S3_PREFIX,
+        }
+      : undefined,
     generatedSecrets: generated,
   });
 }

@@ -3,6 +3,7 @@ import { createServices } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { startJobs } from './jobs.js';
+import { openReceiptStorage } from './modules/receipts/receipt-storage.js';
 
 /**
  * `npm run worker`: a process that runs only the background jobs (webhook dispatcher, expiry sweeper)
@@ -17,7 +18,14 @@ async function main(): Promise<void> {
   }
   const log = pino({ level: config.logLevel, base: { pid: process.pid, role: 'worker' } });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
-  const services = createServices({ config, database, clock: { now: () => Date.now() }, log });
+  const receiptStorage = await openReceiptStorage(config);
+  const services = createServices({
+    config,
+    database,
+    clock: { now: () => Date.now() },
+    log,
+    receiptStorage,
+  });
   const jobs = startJobs(services, config, log);
   log.info('worker started');
   let closing = false;

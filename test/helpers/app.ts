@@ -35,6 +35,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ratesProviderIntervalSeconds: 60,
     rateLimits: false,
     receiptsDir: '/tmp/payment-orders-test/receipts',
+    receiptsS3: undefined,
     ...overrides,
   } satisfies Config);
 }

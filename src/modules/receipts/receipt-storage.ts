@@ -87,3 +87,61 @@ export function createDirectoryStorage(dir: string): ReceiptStorage {
     },
   };
 }
+
+/** Where an S3-compatible bucket is (RECEIPTS_S3_* settings). Credentials come from the AWS default chain. */
+export interface S3Location {
+  bucket: string;
+  region: string;
+  /** For S3-compatible services (MinIO, Ceph, Yandex Object Storage...): their URL; path-style addressing. */
+  endpoint?: string | undefined;
+  prefix: string;
+}
+
+/**
+ * Receipts in an S3-compatible bucket. Uploads are spooled and checked locally first (the same
+ * `spool` as the directory store, in `tmpDir`), then put under `<prefix><key>`; reads stream back.
+ */
+export async function createS3Storage(location: S3Location, tmpDir: string): Promise<ReceiptStorage> {
+  const { S3Client, PutObjectCommand, GetObjectCommand } = await import('@aws-sdk/client-s3');
+  const client = new S3Client({
+    region: location.region,
+    ...(location.endpoint ? { endpoint: location.endpoint, forcePathStyle: true } : {}),
+    // Plain bodies with a known length; no aws-chunked trailers (some S3-compatible stores lack them).
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const local = createDirectoryStorage(tmpDir);
+  const objectKey = (key: string) => {
+    if (!/^[A-Za-z0-9_-]{1,100}$/.test(key)) throw new Error('bad storage key');
+    return `${location.prefix}${key}`;
+  };
+  return {
+    spool: (source, maxBytes, stopOnOverflow) => local.spool(source, maxBytes, stopOnOverflow),
+    discard: (spooled) => local.discard(spooled),
+    async keep(spooled, key) {
+      await client.send(
+        new PutObjectCommand({
+          Bucket: location.bucket,
+          Key: objectKey(key),
+          Body: createReadStream(spooled.path),
+          ContentLength: spooled.size,
+        }),
+      );
+      await local.discard(spooled);
+    },
+    async open(key) {
+      const out = await client.send(new GetObjectCommand({ Bucket: location.bucket, Key: objectKey(key) }));
+      return { stream: out.Body as Readable, size: Number(out.ContentLength ?? 0) };
+    },
+  };
+}
+
+/** The receipt store the configuration selects: the S3 bucket when set, else the directory. */
+export async function openReceiptStorage(config: {
+  receiptsDir: string;
+  receiptsS3: S3Location | undefined;
+}): Promise<ReceiptStorage> {
+  return config.receiptsS3
+    ? createS3Storage(config.receiptsS3, config.receiptsDir)
+    : createDirectoryStorage(config.receiptsDir);
+}

@@ -92,6 +92,8 @@ export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
       options: SuccessOptions = {},
     ): Promise<OrderRow> {
       if (order.status === 'success') throw new AppError('ORDER_STATE_CONFLICT');
+      // A failed payout released its hold: it can never succeed, reason or not.
+      if (order.status === 'error' && order.method === 'payout') throw new AppError('ORDER_STATE_CONFLICT');
       if (order.status === 'error' && !ctx.reason) {
         throw new AppError('VALIDATION_ERROR', [
           { field: 'reason', problem: 'is required to confirm a failed order' },

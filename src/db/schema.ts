@@ -317,13 +317,27 @@ export const webhookAttempts = pgTable(
   (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId)],
 );
 
-/** Operator-configured account-level extended public keys, one per key network, and the next index. */
-export const cryptoXpubs = pgTable('crypto_xpubs', {
-  network: text('network').primaryKey(),
-  xpub: text('xpub').notNull(),
-  nextIndex: integer('next_index').notNull().default(0),
-  updatedAt: ts('updated_at').notNull().defaultNow(),
-});
+/**
+ * Operator-configured account-level extended public keys and the next index of each. A key is known by
+ * its address at index 0 (so the same key given as xpub or zpub is one key); switching back to a key
+ * used before continues its counter, so an address is never handed out twice. One key per network is active.
+ */
+export const cryptoXpubs = pgTable(
+  'crypto_xpubs',
+  {
+    network: text('network').notNull(),
+    /** The key's address at index 0: its identity. */
+    keyId: text('key_id').notNull(),
+    xpub: text('xpub').notNull(),
+    nextIndex: integer('next_index').notNull().default(0),
+    active: boolean('active').notNull().default(true),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.network, t.keyId] }),
+    uniqueIndex('crypto_xpubs_one_active_uq').on(t.network).where(sql`active`),
+  ],
+);
 
 /** Deposit addresses loaded by operators for networks without xpub derivation (TON). */
 export const cryptoPoolAddresses = pgTable(

@@ -83,7 +83,7 @@ export function createCryptoService(deps: {
    * order ended in the last 24 h is kept for operators (late), never auto-confirmed.
    */
   async function recordPayment(payment: ChainPayment, actor: string, expectOrderId?: string) {
-    const amount = money(payment.amount);
+    let amount = money(payment.amount);
     return db.transaction(async (tx) => {
       const candidates = await tx
         .select({
@@ -120,7 +120,26 @@ export function createCryptoService(deps: {
         })
         .onConflictDoNothing()
         .returning({ id: cryptoTransactions.id });
-      const txRow = inserted[0];
+      let txRow = inserted[0];
+      if (!txRow && expectOrderId && pending) {
+        // An operator confirming with a transaction the watcher already reported as late or unmatched
+        // assigns that transaction (and its recorded amount) to the order, once.
+        const claimed = await tx
+          .update(cryptoTransactions)
+          .set({ orderId: pending.id, outcome: 'partial' })
+          .where(
+            and(
+              eq(cryptoTransactions.network, payment.network),
+              eq(cryptoTransactions.txHash, payment.txHash),
+              or(eq(cryptoTransactions.outcome, 'late'), eq(cryptoTransactions.outcome, 'unmatched')),
+            ),
+          )
+          .returning({ id: cryptoTransactions.id, amount: cryptoTransactions.amount });
+        if (claimed[0]) {
+          txRow = { id: claimed[0].id };
+          amount = money(claimed[0].amount);
+        }
+      }
       if (!txRow) return { outcome: 'duplicate' as const, order_id: null, status: null };
       if (!pending)
         return {
@@ -298,7 +317,14 @@ export function createCryptoService(deps: {
       const waiting = await db
         .select()
         .from(orders)
-        .where(and(eq(orders.method, 'crypto'), eq(orders.status, 'pending'), isNull(orders.cryptoAmount)))
+        .where(
+          and(
+            eq(orders.method, 'crypto'),
+            eq(orders.status, 'pending'),
+            // RUB mode without an amount to send, or coin mode without the RUB figures.
+            or(isNull(orders.cryptoAmount), isNull(orders.cryptoRate)),
+          ),
+        )
         .limit(200);
       let filled = 0;
       for (const order of waiting) {
@@ -310,17 +336,19 @@ export function createCryptoService(deps: {
           feePercent: money(order.feePercent),
           rates: await ratesFor(db, method.coin),
         });
-        if (!quote.cryptoAmount) continue;
+        if (!quote.cryptoAmount || !quote.cryptoRate) continue;
         const updated = await db
           .update(orders)
           .set({
             cryptoAmount: quote.cryptoAmount.toFixed(8),
+            fee: toDbAmount(quote.fee ?? money(0)),
+            amountAfterFee: toDbAmount(quote.amountAfterFee ?? money(0)),
             cryptoRate: quote.cryptoRate ? toDbAmount(quote.cryptoRate) : null,
             usdtAmount: quote.usdtAmount ? toDbAmount(quote.usdtAmount) : null,
             usdtAmountAfterFee: quote.usdtAmountAfterFee ? toDbAmount(quote.usdtAmountAfterFee) : null,
             updatedAt: new Date(clock.now()),
           })
-          .where(and(eq(orders.id, order.id), isNull(orders.cryptoAmount)))
+          .where(and(eq(orders.id, order.id), eq(orders.status, 'pending'), isNull(orders.cryptoRate)))
           .returning({ id: orders.id });
         filled += updated.length;
       }
@@ -340,31 +368,33 @@ export function createCryptoService(deps: {
         if (err instanceof InvalidExtendedKeyError) throw invalidField('xpub', err.message);
         throw err;
       }
+      const xpub = input.xpub.trim();
       return db.transaction(async (tx) => {
-        const before = (
-          await tx.select().from(cryptoXpubs).where(eq(cryptoXpubs.network, network)).for('update')
-        )[0];
-        const xpub = input.xpub.trim();
-        const sameKey = before?.xpub === xpub;
+        // Every key of the network is locked first: concurrent changes take turns.
+        const keys = await tx
+          .select()
+          .from(cryptoXpubs)
+          .where(eq(cryptoXpubs.network, network))
+          .for('update');
+        const before = keys.find((k) => k.active);
+        await tx.update(cryptoXpubs).set({ active: false }).where(eq(cryptoXpubs.network, network));
+        // The same key (known by its first address) keeps its counter, whether given as xpub or zpub.
         await tx
           .insert(cryptoXpubs)
-          .values({ network, xpub, nextIndex: 0 })
+          .values({ network, keyId: firstAddress, xpub, nextIndex: 0, active: true })
           .onConflictDoUpdate({
-            target: cryptoXpubs.network,
-            set: {
-              xpub,
-              nextIndex: sameKey ? (before?.nextIndex ?? 0) : 0,
-              updatedAt: new Date(clock.now()),
-            },
+            target: [cryptoXpubs.network, cryptoXpubs.keyId],
+            set: { xpub, active: true, updatedAt: new Date(clock.now()) },
           });
+        const next = keys.find((k) => k.keyId === firstAddress)?.nextIndex ?? 0;
         await writeAudit(tx, actor, {
           action: 'crypto.set_xpub',
           targetType: 'crypto_network',
           targetId: network,
           before: before ? { xpub: before.xpub, next_index: before.nextIndex } : null,
-          after: { xpub },
+          after: { xpub, next_index: next },
         });
-        return { network, first_address: firstAddress, next_index: sameKey ? (before?.nextIndex ?? 0) : 0 };
+        return { network, first_address: firstAddress, next_index: next };
       });
     },
 
@@ -393,7 +423,7 @@ export function createCryptoService(deps: {
     /** Key networks with their next index, pool sizes, and recent unmatched or late transactions. */
     async overview() {
       const [keys, pool, attention] = await Promise.all([
-        db.select().from(cryptoXpubs).orderBy(cryptoXpubs.network),
+        db.select().from(cryptoXpubs).where(eq(cryptoXpubs.active, true)).orderBy(cryptoXpubs.network),
         db
           .select({ network: cryptoPoolAddresses.network, total: sql<number>`count(*)` })
           .from(cryptoPoolAddresses)

@@ -58,7 +58,7 @@ export async function allocateDepositAddress(
   const rows = await ex
     .update(cryptoXpubs)
     .set({ nextIndex: sql`${cryptoXpubs.nextIndex} + 1` })
-    .where(eq(cryptoXpubs.network, network))
+    .where(and(eq(cryptoXpubs.network, network), eq(cryptoXpubs.active, true)))
     .returning({ xpub: cryptoXpubs.xpub, next: cryptoXpubs.nextIndex });
   const row = rows[0];
   if (!row) return undefined;

@@ -16,6 +16,7 @@ export interface ProviderRate {
 export function parseProviderAnswer(json: unknown): ProviderRate[] {
   const out: ProviderRate[] = [];
   const push = (base: unknown, quote: unknown, rate: unknown) => {
+    if (typeof rate !== 'number' && typeof rate !== 'string') return;
     const text = String(rate);
     if (typeof base !== 'string' || typeof quote !== 'string') return;
     if (!/^[A-Z]{3,5}$/.test(base) || !/^[A-Z]{3,5}$/.test(quote)) return;
@@ -27,8 +28,8 @@ export function parseProviderAnswer(json: unknown): ProviderRate[] {
       push(r?.base, r?.quote, r?.rate);
   } else if (json && typeof json === 'object') {
     for (const [pair, rate] of Object.entries(json)) {
-      const [base, quote] = pair.split('/');
-      push(base, quote, rate);
+      const parts = pair.split('/');
+      if (parts.length === 2) push(parts[0], parts[1], rate);
     }
   }
   return out;

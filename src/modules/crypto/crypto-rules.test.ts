@@ -1,0 +1,172 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { money } from '../../lib/money.js';
+import { CRYPTO_METHODS, type CryptoMethod, cryptoRequestCurrency } from './crypto-methods.js';
+import { cryptoCredit, parseCryptoAmount, quoteCryptoOrder } from './crypto-rules.js';
+
+const method = (type: string): CryptoMethod => {
+  const m = CRYPTO_METHODS[type];
+  assert.ok(m, `no method ${type}`);
+  return m;
+};
+// Cases are written as text: "type amount currency fee% coinRub usdtRub" ("-" for a missing rate) and the
+// expected figures in order ("-" for null).
+const dash = (v: string | undefined) => (v === undefined || v === '-' ? undefined : money(v));
+const text = (v: { toFixed(): string } | null | undefined) =>
+  v === null || v === undefined ? '-' : v.toFixed();
+
+describe('quoteCryptoOrder (decisions.md section 6: RUB mode rounds up to 8 decimals)', () => {
+  // => cryptoAmount cryptoRate rubAmount fee amountAfterFee usdtAmount usdtAmountAfterFee
+  const cases: Array<[input: string, expected: string, note: string]> = [
+    ['usdt_trc20 1000 RUB 2 - 90', '11.11111112 90 1000 20 980 11.11111112 10.89111112', 'rounded up'],
+    ['usdt_erc20 900 RUB 0 - 90', '10 90 900 0 900 10 10', 'exact: no bump'],
+    ['usdt_bep20 1000 RUB 1 100 -', '10 100 1000 10 990 10 9.9', 'no USDT/RUB: the coin rate'],
+    ['btc 10000 RUB 2 3000000 90', '0.00333334 3000000 10000 200 9800 111.11 108.89', 'USDT estimate'],
+    ['ltc 1 RUB 0 3 -', '0.33333334 3 1 0 1 - -', 'never short by a unit'],
+    ['btc 5000 RUB 2 - 100', '- - 5000 100 4900 50 49', 'no coin rate: cryptoAmount null'],
+    ['usdt_trc20 5000 RUB 2 - -', '- - 5000 100 4900 - -', 'no rate at all'],
+    ['btc 0.005 BTC 2 3000000 90', '0.005 3000000 15000 300 14700 166.67 163.34', 'coin mode: RUB back'],
+    ['ton 12.5 TON 1.5 250.55 -', '12.5 250.55 3131.88 46.98 3084.9 - -', 'RUB half up'],
+    ['usdt_ton 25 USDT 2 - 90', '25 90 2250 45 2205 25 24.5', 'usdtAmount is the coin amount'],
+    ['eth 0.1 ETH 2 - -', '0.1 - - - - - -', 'coin mode without a rate'],
+  ];
+  for (const [input, expected, note] of cases) {
+    it(`${input} -> ${expected} (${note})`, () => {
+      const [type = '', amount = '', currency = '', fee = '', coinRub, usdtRub] = input.split(' ');
+      const q = quoteCryptoOrder({
+        amount: money(amount),
+        requestCurrency: currency,
+        method: method(type),
+        feePercent: money(fee),
+        rates: { coinRub: dash(coinRub), usdtRub: dash(usdtRub) },
+      });
+      const got = [
+        q.cryptoAmount,
+        q.cryptoRate,
+        q.rubAmount,
+        q.fee,
+        q.amountAfterFee,
+        q.usdtAmount,
+        q.usdtAmountAfterFee,
+      ];
+      assert.equal(got.map(text).join(' '), expected);
+    });
+  }
+  it('cryptoAmount has at most 8 decimals, covers the RUB amount and is the smallest that does', () => {
+    for (const [amount, rate] of [
+      ['1000', '7'],
+      ['123457', '9123456.789'],
+      ['1', '97.3'],
+    ] as const) {
+      const q = quoteCryptoOrder({
+        amount: money(amount),
+        requestCurrency: 'RUB',
+        method: method('btc'),
+        feePercent: money(0),
+        rates: { coinRub: money(rate) },
+      });
+      const c = q.cryptoAmount;
+      assert.ok(c && c.decimalPlaces() <= 8, `${amount}/${rate}: ${text(c)}`);
+      assert.ok(c.times(rate).gte(amount), `${c.toFixed()} * ${rate} < ${amount}`);
+      assert.ok(c.minus('0.00000001').times(rate).lt(amount), `${c.toFixed()} not minimal`);
+    }
+  });
+});
+
+describe('cryptoCredit: the amount received, in USDT or RUB by settlement', () => {
+  // "type settlement received fee% coinRub usdtRub" => "currency gross net", or "-" for no credit
+  const cases: Array<[input: string, expected: string]> = [
+    ['usdt_trc20 usdt 11.2 2 - 90', 'USDT 11.2 10.98'],
+    ['usdt_ton usdt 100 1 - -', 'USDT 100 99'],
+    ['btc usdt 0.01 2 3000000 90', 'USDT 333.33 326.66'],
+    ['btc usdt 0.01 2 3000000 -', '-'],
+    ['btc usdt 0.01 2 - 90', '-'],
+    ['usdt_trc20 fiat 11.2 2 - 90', 'RUB 1008 987.84'],
+    ['usdt_erc20 fiat 10 0 91 -', 'RUB 910 910'],
+    ['ton fiat 12.5 1.5 250.5 90', 'RUB 3131.25 3084.28'],
+    ['btc fiat 0.00333334 2 3000000 -', 'RUB 10000.02 9800.02'],
+    ['ltc fiat 1 2 - 90', '-'],
+  ];
+  for (const [input, expected] of cases) {
+    it(`${input} -> ${expected}`, () => {
+      const [type = '', settlement, received = '', fee = '', coinRub, usdtRub] = input.split(' ');
+      const c = cryptoCredit({
+        received: money(received),
+        method: method(type),
+        settlement: settlement as 'fiat' | 'usdt',
+        feePercent: money(fee),
+        rates: { coinRub: dash(coinRub), usdtRub: dash(usdtRub) },
+      });
+      assert.equal(c ? `${c.currency} ${c.gross.toFixed()} ${c.net.toFixed()}` : '-', expected);
+    });
+  }
+});
+
+describe('parseCryptoAmount: a positive JSON number with at most 8 decimals', () => {
+  const good: Array<[unknown, string]> = [
+    [1, '1'],
+    [0.5, '0.5'],
+    [0.00000001, '0.00000001'],
+    [1000.12345678, '1000.12345678'],
+    [1e12, '1000000000000'],
+  ];
+  for (const [value, parsed] of good) {
+    it(`${String(value)} -> ${parsed}`, () => assert.equal(parseCryptoAmount(value)?.toFixed(), parsed));
+  }
+  const bad: unknown[] = [
+    0,
+    -1,
+    -0.5,
+    '1',
+    '0.5',
+    null,
+    undefined,
+    true,
+    {},
+    [1],
+    Number.NaN,
+    Number.POSITIVE_INFINITY,
+    0.123456789,
+    1e-9,
+    1e12 + 1,
+    0.1 + 0.2,
+  ];
+  for (const value of bad) {
+    it(`${typeof value} ${JSON.stringify(value) ?? String(value)} (${String(value)}) is refused`, () =>
+      assert.equal(parseCryptoAmount(value), undefined));
+  }
+});
+
+describe('cryptoRequestCurrency: the pairing table of merchant-api.md', () => {
+  const pairs: Record<string, string> = {
+    usdt_trc20: 'USDT',
+    usdt_erc20: 'USDT',
+    usdt_ton: 'USDT',
+    usdt_bep20: 'USDT',
+    btc: 'BTC',
+    ltc: 'LTC',
+    eth: 'ETH',
+    bnb: 'BNB',
+    ton: 'TON',
+  };
+  const coins = ['USDT', 'BTC', 'LTC', 'ETH', 'BNB', 'TON'];
+  it('covers exactly the nine crypto types', () =>
+    assert.deepEqual(Object.keys(CRYPTO_METHODS).sort(), Object.keys(pairs).sort()));
+  for (const [type, coin] of Object.entries(pairs)) {
+    it(`${type}: RUB (default) and ${coin} only`, () => {
+      assert.equal(cryptoRequestCurrency(type, undefined), 'RUB');
+      assert.equal(cryptoRequestCurrency(type, null), 'RUB');
+      assert.equal(cryptoRequestCurrency(type, 'RUB'), 'RUB');
+      assert.equal(cryptoRequestCurrency(type, coin), coin);
+      for (const other of coins.filter((c) => c !== coin))
+        assert.equal(cryptoRequestCurrency(type, other), undefined, other);
+      for (const junk of [coin.toLowerCase(), 'rub', 'KZT', 'EUR', '', 1, true, {}]) {
+        assert.equal(cryptoRequestCurrency(type, junk), undefined, JSON.stringify(junk));
+      }
+    });
+  }
+  it('an unknown type pairs with nothing', () => {
+    assert.equal(cryptoRequestCurrency('doge', 'RUB'), undefined);
+    assert.equal(cryptoRequestCurrency('sim', undefined), undefined);
+  });
+});

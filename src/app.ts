@@ -17,6 +17,8 @@ import { banksAdminRoutes, banksRoutes } from './modules/banks/banks-routes.js';
 import { createBanksService } from './modules/banks/banks-service.js';
 import { chainRoutes, cryptoAdminRoutes } from './modules/crypto/crypto-routes.js';
 import { createCryptoService } from './modules/crypto/crypto-service.js';
+import { formRoutes } from './modules/form/form-routes.js';
+import { createFormService } from './modules/form/form-service.js';
 import { healthRoutes } from './modules/health/health-routes.js';
 import { balanceRoutes } from './modules/ledger/balance-routes.js';
 import { createLedgerService } from './modules/ledger/ledger-service.js';
@@ -104,7 +106,9 @@ export function createServices(deps: {
     },
     receiptStatuses: receipts.latestStatuses,
   });
+  const form = createFormService({ database, clock, receipts });
   return {
+    form,
     merchants,
     banks,
     rates,
@@ -216,6 +220,17 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     rateLimit: read('receipt-upload'),
   });
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
+
+  formRoutes(app, {
+    form: services.form,
+    receipts: services.receipts,
+    frameAncestors: config.formFrameAncestors,
+    limits: {
+      page: limits.hook('form-page', () => RATE_RULES.formPage),
+      status: limits.hook('form-status', () => RATE_RULES.formStatus),
+      receipt: limits.hook('form-receipt', () => RATE_RULES.formReceipt),
+    },
+  });
 
   await app.register(async (admin: App) => {
     await admin.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });

@@ -41,6 +41,10 @@ const EnvSchema = Type.Object({
   RECEIPTS_S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
   RECEIPTS_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   RECEIPTS_S3_PREFIX: Type.String({ default: 'receipts/' }),
+  FORM_FRAME_ANCESTORS: Type.String({
+    default: "'none'",
+    pattern: "^('none'|'self'|https://[^\\s;,]+)( ('self'|https://[^\\s;,]+))*$",
+  }),
 });
 
 type Env = Static<typeof EnvSchema>;
@@ -82,6 +86,8 @@ export interface Config {
   readonly rateLimits: boolean;
   /** Directory of receipt files (default `<DATA_DIR>/receipts`); with S3, only the upload spool. */
   readonly receiptsDir: string;
+  /** CSP `frame-ancestors` of the payment form: `'none'`, or the merchant origins that may embed it. */
+  readonly formFrameAncestors: string;
   /** When set, receipts are kept in this S3-compatible bucket instead of `receiptsDir`. */
   readonly receiptsS3:
     | { bucket: string; region: string; endpoint: string | undefined; prefix: string }
@@ -201,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ratesProviderIntervalSeconds: e.RATES_PROVIDER_INTERVAL,
     rateLimits: e.RATE_LIMITS,
     receiptsDir: resolve(e.RECEIPTS_DIR ?? join(dataDir, 'receipts')),
+    formFrameAncestors: e.FORM_FRAME_ANCESTORS,
     receiptsS3: e.RECEIPTS_S3_BUCKET
       ? {
           bucket: e.RECEIPTS_S3_BUCKET,

@@ -36,6 +36,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     rateLimits: false,
     receiptsDir: '/tmp/payment-orders-test/receipts',
     receiptsS3: undefined,
+    formFrameAncestors: "'none'",
     ...overrides,
   } satisfies Config);
 }

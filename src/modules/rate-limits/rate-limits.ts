@@ -16,6 +16,10 @@ export interface RateRule {
 export const RATE_RULES = {
   read: { points: 6, durationSeconds: 1 },
   payout: { points: 1, durationSeconds: 5 },
+  /** The payment form, per IP: pages, status polls (every 3 s), receipt uploads. */
+  formPage: { points: 30, durationSeconds: 60 },
+  formStatus: { points: 60, durationSeconds: 60 },
+  formReceipt: { points: 10, durationSeconds: 60 },
 } as const satisfies Record<string, RateRule>;
 
 /** Makes the store of one limit; memory for one process (a shared store is plugged in for several). */

@@ -1,0 +1,135 @@
+import QRCode from 'qrcode';
+import type { Database } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError } from '../../lib/errors.js';
+import { isInternalId } from '../../lib/ids.js';
+import { money } from '../../lib/money.js';
+import type { OrderRow } from '../orders/order-view.js';
+import { remainingSeconds } from '../orders/order-view.js';
+import { findOrderById } from '../orders/orders-repository.js';
+import { FORM_TYPES, requisiteNeedFor } from '../orders/payment-types.js';
+import type { MultipartUpload, ReceiptsService } from '../receipts/receipts-service.js';
+import { formatCard, formatPhone, paymentUri } from './form-format.js';
+
+/** What the payer sees of an order's progress. */
+export type FormState = 'pending' | 'success' | 'expired' | 'failed';
+
+function stateOf(order: OrderRow, nowMs: number): FormState {
+  if (order.status === 'success') return 'success';
+  if (order.status === 'error') return order.statusReason === 'expired' ? 'expired' : 'failed';
+  return order.expiresAt && order.expiresAt.getTime() <= nowMs ? 'expired' : 'pending';
+}
+
+/**
+ * The payment form's data (issue 7): only what a payer needs — the amount, where to pay, the time
+ * left, the state — never the merchant, fees, client fields or comment.
+ */
+export function createFormService(deps: { database: Database; clock: Clock; receipts: ReceiptsService }) {
+  const { database, clock, receipts } = deps;
+
+  /** The PAYIN order behind a form id; anything else (unknown, malformed, a payout) is NOT_FOUND. */
+  async function formOrder(id: string): Promise<OrderRow> {
+    if (!isInternalId(id)) throw new AppError('NOT_FOUND');
+    const order = await findOrderById(database.db, id);
+    if (!order || order.direction !== 'PAYIN') throw new AppError('NOT_FOUND');
+    return order;
+  }
+
+  async function status(id: string) {
+    const order = await formOrder(id);
+    const nowMs = clock.now();
+    const state = stateOf(order, nowMs);
+    return {
+      status: order.status,
+      state,
+      remainingSeconds: state === 'pending' ? (remainingSeconds(order, nowMs) ?? 0) : 0,
+      receiptStatus: await receipts.latestStatus(order.id),
+      cryptoAmount:
+        order.method === 'crypto' && order.cryptoAmount !== null
+          ? money(order.cryptoAmount).toFixed(8)
+          : null,
+    };
+  }
+
+  return {
+    formOrder,
+    status,
+
+    /** Everything the page template shows; requisites only while the order is pending. */
+    async page(id: string) {
+      const order = await formOrder(id);
+      const live = await status(id);
+      const pending = live.state === 'pending';
+      const base = {
+        id: order.id,
+        state: live.state,
+        remainingSeconds: live.remainingSeconds,
+        receiptStatus: live.receiptStatus,
+        currency: order.currency,
+        type: order.type,
+      };
+      if (order.method === 'crypto') {
+        const uri = paymentUri(order.pdBank, order.pdHolderName, order.pdAddress, live.cryptoAmount);
+        return {
+          ...base,
+          kind: 'crypto' as const,
+          amount: money(order.amount).toFixed(),
+          cryptoAmount: live.cryptoAmount,
+          coin: order.pdBank,
+          network: order.pdHolderName,
+          address: pending ? order.pdAddress : null,
+          qr: pending
+            ? await QRCode.toDataURL(uri, { margin: 2, width: 240, errorCorrectionLevel: 'M' })
+            : null,
+          uploadAllowed: false,
+        };
+      }
+      const need = requisiteNeedFor(order.type);
+      const kind =
+        order.type === 'qr_smart' || need?.kinds[0] === 'qr'
+          ? 'qr'
+          : /^\d{16,19}$/.test(order.pdAddress)
+            ? 'card'
+            : /^\d{11}$/.test(order.pdAddress)
+              ? 'phone'
+              : 'account';
+      const qrPayload = order.pdEmv ?? (kind === 'qr' ? order.pdAddress : null);
+      return {
+        ...base,
+        kind: 'fiat' as const,
+        requisiteKind: kind,
+        amount: money(order.payableAmount).toFixed(),
+        shifted: !money(order.payableAmount).eq(order.amount),
+        address: pending ? order.pdAddress : null,
+        addressShown: pending
+          ? kind === 'card'
+            ? formatCard(order.pdAddress)
+            : kind === 'phone'
+              ? formatPhone(order.pdAddress)
+              : order.pdAddress
+          : null,
+        bank: pending ? order.pdBank : null,
+        holder: pending ? order.pdHolderName : null,
+        qr:
+          pending && qrPayload
+            ? await QRCode.toDataURL(qrPayload, { margin: 2, width: 240, errorCorrectionLevel: 'M' })
+            : null,
+        uploadAllowed: FORM_TYPES.includes(order.type),
+      };
+    },
+
+    /**
+     * The payer's receipt upload (`POST /form/<id>/receipt`): the same rules and codes as the merchant
+     * upload; only for `card_pdf`, `sbp_pdf`, `qr_smart` while the order is pending.
+     */
+    async uploadReceipt(id: string, upload: MultipartUpload) {
+      const order = await formOrder(id);
+      if (!FORM_TYPES.includes(order.type)) throw new AppError('NOT_FOUND');
+      if (stateOf(order, clock.now()) !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
+      const receipt = await receipts.attachFile(order, upload, 'form');
+      return { receiptStatus: receipt.status };
+    },
+  };
+}
+
+export type FormService = ReturnType<typeof createFormService>;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import jsQR from 'jsqr';
 import { type Browser, chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -15,6 +15,9 @@ import {
   type TestMerchant,
   uniqueAmount,
 } from '../helpers/merchant-client.js';
+
+// jsqr is CommonJS whose typings declare an ES default export: load it the CommonJS way.
+const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = '.test-artifacts/form';

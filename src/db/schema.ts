@@ -132,6 +132,8 @@ export const orders = pgTable(
     pdEmv: text('pd_emv'),
     successCallbackUrl: text('success_callback_url'),
     clientId: text('client_id'),
+    /** Payouts: the operator who took it from the queue. */
+    assignedTo: text('assigned_to'),
     clientRegisteredAt: ts('client_registered_at'),
     clientOrdersCount: integer('client_orders_count'),
     clientPaidCount: integer('client_paid_count'),
@@ -402,3 +404,43 @@ export const receipts = pgTable(
     uniqueIndex('receipts_one_under_review_uq').on(t.orderId).where(sql`status = 'under_review'`),
   ],
 );
+
+/** Back-office operators (issue 8): password login, one role each. */
+export const operators = pgTable('operators', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  username: text('username').notNull().unique(),
+  /** argon2id hash. */
+  passwordHash: text('password_hash').notNull(),
+  role: text('role').$type<'admin' | 'support' | 'payouts' | 'viewer'>().notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: createdAt(),
+  lastLoginAt: ts('last_login_at'),
+});
+
+/** Console sessions: the cookie holds a random token; we keep its SHA-256 and the CSRF token. */
+export const operatorSessions = pgTable(
+  'operator_sessions',
+  {
+    tokenDigest: text('token_digest').primaryKey(),
+    operatorId: uuid('operator_id')
+      .notNull()
+      .references(() => operators.id),
+    csrfToken: text('csrf_token').notNull(),
+    ip: text('ip'),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [index('operator_sessions_operator_idx').on(t.operatorId)],
+);
+
+/** Operators' API tokens for automation: the admin API takes them with the operator's role. */
+export const operatorTokens = pgTable('operator_tokens', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  operatorId: uuid('operator_id')
+    .notNull()
+    .references(() => operators.id),
+  tokenDigest: text('token_digest').notNull().unique(),
+  name: text('name').notNull(),
+  createdAt: createdAt(),
+  revokedAt: ts('revoked_at'),
+});

@@ -31,7 +31,7 @@ export function createFormService(deps: { database: Database; clock: Clock; rece
   async function formOrder(id: string): Promise<OrderRow> {
     if (!isInternalId(id)) throw new AppError('NOT_FOUND');
     const order = await findOrderById(database.db, id);
-    if (!order || order.direction !== 'PAYIN') throw new AppError('NOT_FOUND');
+    if (order?.direction !== 'PAYIN') throw new AppError('NOT_FOUND');
     return order;
   }
 

@@ -73,8 +73,14 @@
   async function upload(file) {
     const error = document.getElementById('upload-error');
     error.textContent = '';
-    if (!TYPES.includes(file.type)) return void (error.textContent = texts.badType);
-    if (file.size > MAX) return void (error.textContent = texts.tooLarge);
+    if (!TYPES.includes(file.type)) {
+      error.textContent = texts.badType;
+      return;
+    }
+    if (file.size > MAX) {
+      error.textContent = texts.tooLarge;
+      return;
+    }
     const data = new FormData();
     data.append('receipt', file, file.name);
     document.getElementById('receipt-status').textContent = texts.uploading;

@@ -1,0 +1,76 @@
+/** Operator roles (issue 8). */
+export const ROLES = ['admin', 'support', 'payouts', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** What an admin-API route or console page needs. */
+export type Permission =
+  | 'orders.read'
+  | 'orders.manage'
+  | 'receipts.moderate'
+  | 'payouts.read'
+  | 'payouts.manage'
+  | 'merchants.read'
+  | 'merchants.manage'
+  | 'pool.read'
+  | 'pool.manage'
+  | 'audit.read'
+  | 'operators.manage';
+
+/**
+ * Role -> permissions (issue 8): admin does everything; support works orders and moderates receipts;
+ * payouts works the payout queue; viewer reads. A support operator cannot open merchants.
+ */
+export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  admin: new Set<Permission>([
+    'orders.read',
+    'orders.manage',
+    'receipts.moderate',
+    'payouts.read',
+    'payouts.manage',
+    'merchants.read',
+    'merchants.manage',
+    'pool.read',
+    'pool.manage',
+    'audit.read',
+    'operators.manage',
+  ]),
+  support: new Set<Permission>(['orders.read', 'orders.manage', 'receipts.moderate']),
+  payouts: new Set<Permission>(['orders.read', 'payouts.read', 'payouts.manage']),
+  viewer: new Set<Permission>(['orders.read', 'payouts.read', 'merchants.read', 'pool.read', 'audit.read']),
+};
+
+export function can(role: Role, permission: Permission): boolean {
+  return ROLE_PERMISSIONS[role].has(permission);
+}
+
+/**
+ * The permission an admin-API request needs, from its route and method (deny by default: a route not
+ * listed needs `operators.manage`, which only admins have).
+ */
+export function permissionForAdminRoute(method: string, url: string): Permission {
+  const write = method !== 'GET' && method !== 'HEAD';
+  const path = url.replace(/^\/admin\//, '');
+  const first = path.split('/')[0] ?? '';
+  switch (first) {
+    case 'orders':
+      return write ? 'orders.manage' : 'orders.read';
+    case 'webhooks':
+      return write ? 'orders.manage' : 'orders.read';
+    case 'receipts':
+      return write ? 'receipts.moderate' : 'orders.read';
+    case 'payouts':
+      return write ? 'payouts.manage' : 'payouts.read';
+    case 'merchants':
+      return write ? 'merchants.manage' : 'merchants.read';
+    case 'requisites':
+    case 'rates':
+    case 'crypto':
+    case 'banks':
+    case 'notifications':
+      return write ? 'pool.manage' : 'pool.read';
+    case 'audit':
+      return 'audit.read';
+    default:
+      return 'operators.manage';
+  }
+}

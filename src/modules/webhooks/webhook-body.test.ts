@@ -37,6 +37,7 @@ function row(overrides: Partial<OrderRow> = {}): OrderRow {
     pdEmv: null,
     successCallbackUrl: 'https://shop.example/hook',
     clientId: null,
+    assignedTo: null,
     clientRegisteredAt: null,
     clientOrdersCount: null,
     clientPaidCount: null,

@@ -24,6 +24,8 @@ import { balanceRoutes } from './modules/ledger/balance-routes.js';
 import { createLedgerService } from './modules/ledger/ledger-service.js';
 import { merchantsAdminRoutes } from './modules/merchants/merchants-admin-routes.js';
 import { createMerchantsService } from './modules/merchants/merchants-service.js';
+import { operatorsAdminRoutes } from './modules/operators/operators-admin-routes.js';
+import { createOperatorsService } from './modules/operators/operators-service.js';
 import { createOrderLifecycle } from './modules/orders/order-lifecycle.js';
 import { ordersAdminRoutes } from './modules/orders/orders-admin-routes.js';
 import { ordersRoutes } from './modules/orders/orders-routes.js';
@@ -107,8 +109,10 @@ export function createServices(deps: {
     receiptStatuses: receipts.latestStatuses,
   });
   const form = createFormService({ database, clock, receipts });
+  const operators = createOperatorsService({ database, clock });
   return {
     form,
+    operators,
     merchants,
     banks,
     rates,
@@ -234,7 +238,10 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
 
   await app.register(async (admin: App) => {
     await admin.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
-    admin.addHook('preValidation', createAdminAuth(config.adminToken));
+    admin.addHook(
+      'preValidation',
+      createAdminAuth({ adminToken: config.adminToken, operators: services.operators }),
+    );
     merchantsAdminRoutes(admin, { merchants: services.merchants, ledger: services.ledger });
     requisitesAdminRoutes(admin, { requisites: services.requisites });
     ratesAdminRoutes(admin, { rates: services.rates });
@@ -244,6 +251,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     cryptoAdminRoutes(admin, { crypto: services.crypto });
     payoutsAdminRoutes(admin, { payouts: services.payouts });
     receiptsAdminRoutes(admin, { receipts: services.receipts });
+    operatorsAdminRoutes(admin, { operators: services.operators, database });
   });
 
   return { app, services };

@@ -22,6 +22,10 @@ Requisites
 Rates
   rate set <BASE> <QUOTE> <rate>        e.g. rate set USDT RUB 92.5
   rate list
+Operators (back office accounts)
+  operator create <username> --role admin|support|payouts|viewer [--password "..."]
+                  (without --password one is generated and shown once)
+  operator list | operator token <username> --name ci-bot
 Orders
   orders [--merchant id] [--status pending|success|error]
   order show <id> | order confirm <id> [--reason "..."] | order cancel <id> --reason "..."
@@ -117,6 +121,9 @@ export async function run(argv: string[]): Promise<unknown> {
       emv: { type: 'string' },
       merchant: { type: 'string' },
       status: { type: 'string' },
+      role: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -186,6 +193,18 @@ export async function run(argv: string[]): Promise<unknown> {
       });
     case 'rate list':
       return call('GET', '/admin/rates');
+    case 'operator create':
+      return call('POST', '/admin/operators', {
+        username: need(id, 'username'),
+        role: need(o.role, '--role'),
+        ...(o.password ? { password: o.password } : {}),
+      });
+    case 'operator list':
+      return call('GET', '/admin/operators');
+    case 'operator token':
+      return call('POST', `/admin/operators/${encodeURIComponent(need(id, 'username'))}/tokens`, {
+        name: need(o.name, '--name'),
+      });
     case 'order show':
       return call('GET', `/admin/orders/${encodeURIComponent(need(id, 'order id'))}`);
     case 'order confirm':

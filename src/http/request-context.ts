@@ -4,6 +4,8 @@ import type { MerchantRow } from '../modules/merchants/merchants-repository.js';
 export interface AdminActor {
   name: string;
   ip: string;
+  /** The operator's role (the bootstrap ADMIN_TOKEN acts as `admin`); absent for system actors. */
+  role?: 'admin' | 'support' | 'payouts' | 'viewer';
 }
 
 declare module 'fastify' {

@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   /** ops: missing or wrong admin bearer token. */
   UNAUTHORIZED: 401,
   DISABLED: 403,
+  /** ops: the operator's role does not allow this action. */
+  FORBIDDEN: 403,
   PAYMENT_TYPE_NOT_ALLOWED: 403,
   USDT_CONVERSION_NOT_ALLOWED: 403,
   ORDER_FORBIDDEN: 403,

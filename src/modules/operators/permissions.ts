@@ -44,16 +44,26 @@ export function can(role: Role, permission: Permission): boolean {
 }
 
 /**
- * The permission an admin-API request needs, from its route and method (deny by default: a route not
- * listed needs `operators.manage`, which only admins have).
+ * The permissions an admin-API request may use (any one is enough), from its route and method. Deny by
+ * default: a route not listed needs `operators.manage`, which only admins have.
  */
-export function permissionForAdminRoute(method: string, url: string): Permission {
+export function permissionForAdminRoute(method: string, url: string): Permission[] {
+  return [...permissionsFor(method, url)];
+}
+
+function permissionsFor(method: string, url: string): Permission[] {
   const write = method !== 'GET' && method !== 'HEAD';
   const path = url.replace(/^\/admin\//, '');
   const first = path.split('/')[0] ?? '';
+  // Confirm/cancel serve both queues: the order's kind decides (orders service), either role may ask.
+  if (first === 'orders' && write) return ['orders.manage', 'payouts.manage'];
+  return [permissionOf(first, write)];
+}
+
+function permissionOf(first: string, write: boolean): Permission {
   switch (first) {
     case 'orders':
-      return write ? 'orders.manage' : 'orders.read';
+      return 'orders.read';
     case 'webhooks':
       return write ? 'orders.manage' : 'orders.read';
     case 'receipts':

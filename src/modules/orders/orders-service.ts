@@ -6,6 +6,7 @@ import { isInternalId, newInternalId } from '../../lib/ids.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../audit/audit.js';
 import type { MerchantRow } from '../merchants/merchants-repository.js';
+import { can } from '../operators/permissions.js';
 import type { RatesService } from '../rates/rates-service.js';
 import type { MultipartUpload } from '../receipts/receipts-service.js';
 import { takeRequisite } from '../requisites/requisites-repository.js';
@@ -308,6 +309,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
       const reason = input.reason;
       const current = await findOrderById(db, id);
       if (!current) throw new AppError('ORDER_NOT_FOUND');
+      assertMayManage(actor, current);
       if (current.method === 'crypto') {
         if (!input.tx_hash) throw invalidField('tx_hash', 'is required to confirm a crypto order');
         const received = String(input.received_amount ?? '');
@@ -354,6 +356,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
       const order = await db.transaction(async (tx) => {
         const before = await findOrderForUpdate(tx, id);
         if (!before) throw new AppError('ORDER_NOT_FOUND');
+        assertMayManage(actor, before);
         const after = await lifecycle.fail(tx, before, {
           actor: `operator:${actor.name}`,
           reason,
@@ -389,6 +392,15 @@ export function createOrdersService(deps: OrdersServiceDeps) {
       });
     },
   };
+}
+
+/**
+ * Operator actions on an order need the role for its queue: payouts for a PAYOUT, orders otherwise
+ * (issue 8 roles). System actors without a role (tests, CLI through ADMIN_TOKEN) act as admin.
+ */
+function assertMayManage(actor: AdminActor, order: OrderRow): void {
+  const needed = order.method === 'payout' ? 'payouts.manage' : 'orders.manage';
+  if (actor.role && !can(actor.role, needed)) throw new AppError('FORBIDDEN');
 }
 
 /** An order as operators see it: everything the merchant sees plus fees, client signals and state reason. */

@@ -8,6 +8,15 @@ import type { ReceiptStorage, Spooled } from './receipt-storage.js';
 export const RECEIPT_URL_TIMEOUT_MS = 15_000;
 export const MAX_REDIRECTS = 3;
 
+/**
+ * Drops an answer body we will not read. An undici body destroyed with nobody listening emits an
+ * unhandled 'error' (UND_ERR_ABORTED) that would crash the process, so a listener goes on first.
+ */
+function dropBody(body: { on(event: 'error', fn: () => void): unknown; destroy(): unknown }): void {
+  body.on('error', () => undefined);
+  body.destroy();
+}
+
 function isForbidden(err: unknown): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     if ((e as { name?: string }).name === 'ForbiddenAddressError') return true;
@@ -76,30 +85,30 @@ export async function downloadReceipt(
       throw new AppError('RECEIPT_URL_HTTP_ERROR');
     }
     if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location) {
-      res.body.destroy();
+      dropBody(res.body);
       if (hop >= MAX_REDIRECTS) throw new AppError('RECEIPT_URL_HTTP_ERROR');
       url = parseReceiptUrl(new URL(String(res.headers.location), url).toString());
       continue;
     }
     if (res.statusCode < 200 || res.statusCode >= 300) {
-      res.body.destroy();
+      dropBody(res.body);
       throw new AppError('RECEIPT_URL_HTTP_ERROR');
     }
     const declaredLength = Number(res.headers['content-length'] ?? Number.NaN);
     if (Number.isFinite(declaredLength) && declaredLength > MAX_RECEIPT_BYTES) {
-      res.body.destroy();
+      dropBody(res.body);
       throw new AppError('RECEIPT_URL_TOO_LARGE');
     }
     let spooled: Spooled;
     try {
       spooled = await storage.spool(res.body, MAX_RECEIPT_BYTES, true);
     } catch (err) {
-      res.body.destroy();
+      dropBody(res.body);
       if (isTimeout(err, signal)) throw new AppError('RECEIPT_URL_TIMEOUT');
       throw new AppError('RECEIPT_URL_HTTP_ERROR');
     }
     if (spooled.overflow) {
-      res.body.destroy();
+      dropBody(res.body);
       await storage.discard(spooled);
       throw new AppError('RECEIPT_URL_TOO_LARGE');
     }

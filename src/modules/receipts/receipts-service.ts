@@ -74,23 +74,31 @@ export function createReceiptsService(deps: {
     fileField: string,
   ): Promise<MultipartUpload> {
     const out: MultipartUpload = { orderId: undefined, fields: {}, file: undefined };
-    for await (const part of parts) {
-      if (part.type === 'field') {
-        const value = typeof part.value === 'string' ? part.value : undefined;
-        if (value !== undefined && !(part.fieldname in out.fields)) out.fields[part.fieldname] = value;
-        if (part.fieldname === 'orderId' && value?.trim()) out.orderId = value.trim();
-        continue;
+    try {
+      for await (const part of parts) {
+        if (part.type === 'field') {
+          const value = typeof part.value === 'string' ? part.value : undefined;
+          if (value !== undefined && !(part.fieldname in out.fields)) out.fields[part.fieldname] = value;
+          if (part.fieldname === 'orderId' && value?.trim()) out.orderId = value.trim();
+          continue;
+        }
+        if (part.fieldname !== fileField || out.file) {
+          part.file.resume();
+          continue;
+        }
+        const spooled = await storage.spool(part.file, MAX_RECEIPT_BYTES);
+        out.file = {
+          spooled: { ...spooled, overflow: spooled.overflow || part.file.truncated },
+          mimetype: part.mimetype,
+          filename: part.filename,
+        };
       }
-      if (part.fieldname !== fileField || out.file) {
-        part.file.resume();
-        continue;
-      }
-      const spooled = await storage.spool(part.file, MAX_RECEIPT_BYTES);
-      out.file = {
-        spooled: { ...spooled, overflow: spooled.overflow || part.file.truncated },
-        mimetype: part.mimetype,
-        filename: part.filename,
-      };
+    } catch (err) {
+      // A refused or malformed upload leaves nothing spooled behind.
+      if (out.file) await storage.discard(out.file.spooled);
+      const status = (err as { statusCode?: number }).statusCode;
+      if (err instanceof AppError || (status !== undefined && status >= 400 && status < 500)) throw err;
+      throw new AppError('VALIDATION_ERROR', [{ field: 'body', problem: 'malformed multipart body' }]);
     }
     return out;
   }

@@ -129,6 +129,8 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
         chunks.push(chunk as Buffer);
         read += (chunk as Buffer).length;
         if (read >= MAX_READ_BYTES) {
+          // A listener first: a destroyed undici body must not emit an unhandled 'error'.
+          res.body.on('error', () => undefined);
           res.body.destroy();
           break;
         }

@@ -13,6 +13,7 @@ import { createSecretBox } from './lib/secrets.js';
 import './http/request-context.js';
 import { createAdminAuth } from './modules/auth/admin-auth.js';
 import { createMerchantAuth } from './modules/auth/merchant-auth.js';
+import { backofficeRoutes } from './modules/backoffice/backoffice-routes.js';
 import { banksAdminRoutes, banksRoutes } from './modules/banks/banks-routes.js';
 import { createBanksService } from './modules/banks/banks-service.js';
 import { chainRoutes, cryptoAdminRoutes } from './modules/crypto/crypto-routes.js';
@@ -111,6 +112,7 @@ export function createServices(deps: {
   const form = createFormService({ database, clock, receipts });
   const operators = createOperatorsService({ database, clock });
   return {
+    database,
     form,
     operators,
     merchants,
@@ -234,6 +236,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       status: limits.hook('form-status', () => RATE_RULES.formStatus),
       receipt: limits.hook('form-receipt', () => RATE_RULES.formReceipt),
     },
+  });
+
+  // Password guessing is limited whatever RATE_LIMITS says: a security control, not a merchant quota.
+  const loginLimits = createRateLimits({ enabled: true });
+  backofficeRoutes(app, {
+    services,
+    loginLimit: loginLimits.hook('backoffice-login', () => RATE_RULES.login),
   });
 
   await app.register(async (admin: App) => {

@@ -1,4 +1,4 @@
-import { money } from '../../lib/money.js';
+import { money, roundUp } from '../../lib/money.js';
 
 /** A card number grouped by 4 digits: "2200 1234 5678 9010". Non-card text is returned as is. */
 export function formatCard(address: string): string {
@@ -19,8 +19,12 @@ const USDT_TOKEN: Record<string, { contract: string; decimals: number }> = {
   BEP20: { contract: '0x55d398326f99059fF775485246999027B3197955', decimals: 18 },
 };
 
+/**
+ * The amount in the token's smallest units, rounded UP: a token with fewer decimals than `cryptoAmount`
+ * (USDT ERC20 has 6) must never ask the payer for less than the order needs.
+ */
 function units(amount: string, decimals: number): string {
-  return money(amount).times(money(10).pow(decimals)).toFixed(0);
+  return roundUp(money(amount).times(money(10).pow(decimals)), 0).toFixed(0);
 }
 
 /**

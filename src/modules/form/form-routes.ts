@@ -32,7 +32,8 @@ export function formCsp(frameAncestors: string): string {
   ].join('; ');
 }
 
-const IdParams = Type.Object({ id: Type.String({ maxLength: 100 }) });
+// Any length reaches the handler, so a malformed id gets the 404 page rather than a JSON error.
+const IdParams = Type.Object({ id: Type.String({ maxLength: 500 }) });
 const FormStatus = Type.Object({
   status: Type.String(),
   state: Type.Union(['pending', 'success', 'expired', 'failed'].map((s) => Type.Literal(s))),

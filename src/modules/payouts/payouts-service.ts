@@ -1,10 +1,12 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { orders } from '../../db/schema.js';
+import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { newInternalId } from '../../lib/ids.js';
 import { money, toDbAmount } from '../../lib/money.js';
+import { writeAudit } from '../audit/audit.js';
 import type { BanksService } from '../banks/banks-service.js';
 import { createHold, lockBalance } from '../ledger/ledger-repository.js';
 import type { MerchantRow } from '../merchants/merchants-repository.js';
@@ -105,6 +107,24 @@ export function createPayoutsService(deps: { database: Database; clock: Clock; b
       }
     },
 
+    /** An operator takes a pending payout from the queue (shown as theirs); audited. */
+    async take(id: string, actor: AdminActor) {
+      await db.transaction(async (tx) => {
+        const rows = await tx
+          .update(orders)
+          .set({ assignedTo: actor.name, updatedAt: new Date(clock.now()) })
+          .where(and(eq(orders.id, id), eq(orders.method, 'payout'), eq(orders.status, 'pending')))
+          .returning({ id: orders.id });
+        if (!rows[0]) throw new AppError('ORDER_STATE_CONFLICT');
+        await writeAudit(tx, actor, {
+          action: 'payout.take',
+          targetType: 'order',
+          targetId: id,
+          after: { assigned_to: actor.name },
+        });
+      });
+    },
+
     /** Payouts for the operators' queue, oldest pending first; with full account numbers to execute. */
     async list(status: 'pending' | 'success' | 'error' | undefined, limit = 200) {
       const rows = await db
@@ -126,6 +146,7 @@ export function createPayoutsService(deps: { database: Database; clock: Clock; b
         holder_name: o.pdHolderName,
         bank: o.pdBank,
         status_reason: o.statusReason,
+        assigned_to: o.assignedTo,
         created_at: o.createdAt.toISOString(),
         finished_at: o.finishedAt?.toISOString() ?? null,
       }));

@@ -20,6 +20,8 @@ export const RATE_RULES = {
   formPage: { points: 30, durationSeconds: 60 },
   formStatus: { points: 60, durationSeconds: 60 },
   formReceipt: { points: 10, durationSeconds: 60 },
+  /** Back-office password attempts, per IP. */
+  login: { points: 5, durationSeconds: 60 },
 } as const satisfies Record<string, RateRule>;
 
 /** Makes the store of one limit; memory for one process (a shared store is plugged in for several). */

@@ -82,7 +82,8 @@ export function createReceiptsService(deps: {
           if (part.fieldname === 'orderId' && value?.trim()) out.orderId = value.trim();
           continue;
         }
-        if (part.fieldname !== fileField || out.file) {
+        // A browser form with no file chosen still sends an empty, nameless file part.
+        if (part.fieldname !== fileField || out.file || part.filename === '') {
           part.file.resume();
           continue;
         }
@@ -241,6 +242,16 @@ export function createReceiptsService(deps: {
     /** Drops the spooled file of an upload that is refused before attaching (unknown order, ...). */
     async discardUpload(upload: MultipartUpload): Promise<void> {
       if (upload.file) await storage.discard(upload.file.spooled);
+    },
+
+    /** Every receipt of one order, newest first (the console's order page). */
+    async forOrder(orderId: string) {
+      const rows = await db
+        .select()
+        .from(receipts)
+        .where(eq(receipts.orderId, orderId))
+        .orderBy(desc(receipts.createdAt));
+      return rows.map(receiptView);
     },
 
     /** Operators: receipts by status, oldest under review first. */

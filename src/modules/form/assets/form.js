@@ -30,8 +30,10 @@
   function tick() {
     const left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
     const el = document.getElementById('countdown');
-    if (el)
-      el.textContent = `${String(Math.floor(left / 60)).padStart(2, '0')}:${String(left % 60).padStart(2, '0')}`;
+    const h = Math.floor(left / 3600);
+    const mm = String(Math.floor((left % 3600) / 60)).padStart(2, '0');
+    const ss = String(left % 60).padStart(2, '0');
+    if (el) el.textContent = h > 0 ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
   }
 
   async function poll() {

@@ -1,0 +1,324 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Services } from '../../app.js';
+import type { App } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
+import { MULTIPART_LIMITS } from '../receipts/receipts-routes.js';
+import { adminPages } from './backoffice-admin-pages.js';
+import {
+  checkCsrf,
+  checkLoginCsrf,
+  cookieOptions,
+  issueLoginCsrf,
+  LOGIN_CSRF_COOKIE,
+  loadSession,
+  requirePermission,
+  SESSION_COOKIE,
+  userOf,
+} from './backoffice-session.js';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const CSS = readFileSync(here('./assets/backoffice.css'));
+
+/** Form fields as @fastify/formbody gives them. */
+export type Form = Record<string, string | undefined>;
+
+/** Renders a console page inside the layout, with the user, CSRF token and flash messages. */
+export function render(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: string,
+  data: Record<string, unknown>,
+) {
+  const user = request.consoleUser;
+  const q = request.query as { msg?: string; error?: string } | undefined;
+  return reply.type('text/html; charset=utf-8').view(page, {
+    ...data,
+    user: user ? { username: user.operator.username, role: user.operator.role, can: user.can } : undefined,
+    csrf: user?.csrf ?? '',
+    msg: q?.msg ?? null,
+    error: q?.error ?? null,
+  });
+}
+
+/** Runs a form action and redirects to `back` with a message, or with the error code it failed with. */
+export async function act(reply: FastifyReply, back: string, action: () => Promise<string>) {
+  const sep = back.includes('?') ? '&' : '?';
+  try {
+    const msg = await action();
+    return reply.redirect(`${back}${sep}msg=${encodeURIComponent(msg)}`, 303);
+  } catch (err) {
+    if (err instanceof AppError && err.code !== 'FORBIDDEN') {
+      const detail = err.details?.[0] ? ` (${err.details[0].field}: ${err.details[0].problem})` : '';
+      return reply.redirect(`${back}${sep}error=${encodeURIComponent(err.code + detail)}`, 303);
+    }
+    throw err;
+  }
+}
+
+const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+
+/**
+ * The operators' console at `/backoffice` (issue 8): server-rendered pages over the same services
+ * as the admin API, session cookie + CSRF token on every form, roles per page and action, every
+ * action audited with the operator's name and IP.
+ */
+export function backofficeRoutes(
+  app: App,
+  deps: { services: Services; loginLimit: preHandlerAsyncHookHandler },
+) {
+  const { services } = deps;
+  const { orders, receipts, payouts, webhooks, operators } = services;
+
+  void app.register(async (scope: App) => {
+    await scope.register(cookie);
+    await scope.register(formbody);
+    await scope.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
+    await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
+    scope.addHook('onSend', async (_request, reply) => {
+      reply.header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-src 'self'; object-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+      );
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('x-content-type-options', 'nosniff');
+      reply.header('cache-control', 'no-store');
+    });
+    scope.setErrorHandler(async (err, request, reply) => {
+      if (
+        err instanceof AppError &&
+        (err.code === 'FORBIDDEN' || err.code === 'NOT_FOUND' || err.code === 'ORDER_NOT_FOUND')
+      ) {
+        return reply
+          .status(err.status)
+          .type('text/html; charset=utf-8')
+          .view('message.eta', {
+            title: err.code === 'FORBIDDEN' ? 'Not allowed' : 'Not found',
+            text:
+              err.code === 'FORBIDDEN'
+                ? 'Your role does not allow this page or action, or the form expired.'
+                : 'Nothing here.',
+            user: request.consoleUser
+              ? {
+                  username: request.consoleUser.operator.username,
+                  role: request.consoleUser.operator.role,
+                  can: request.consoleUser.can,
+                }
+              : undefined,
+            csrf: request.consoleUser?.csrf ?? '',
+            msg: null,
+            error: null,
+          });
+      }
+      request.log.error({ err }, 'console error');
+      return reply
+        .status(500)
+        .type('text/html; charset=utf-8')
+        .send('<!doctype html><title>Error</title><p>Something went wrong. The request id is in the logs.');
+    });
+
+    scope.get('/backoffice/assets/backoffice.css', async (_r, reply) =>
+      reply
+        .header('content-type', 'text/css; charset=utf-8')
+        .header('cache-control', 'public, max-age=300')
+        .send(CSS),
+    );
+
+    // --- login / logout -------------------------------------------------------------------------
+    scope.get('/backoffice/login', async (request, reply) => {
+      const csrf = issueLoginCsrf(request, reply);
+      return reply
+        .type('text/html; charset=utf-8')
+        .view('login.eta', { csrf, error: (request.query as { error?: string }).error ?? null });
+    });
+    scope.post('/backoffice/login', { preHandler: deps.loginLimit }, async (request, reply) => {
+      const form = request.body as Form;
+      if (!checkLoginCsrf(request, form._csrf)) return reply.redirect('/backoffice/login?error=expired', 303);
+      const session = await operators.login(
+        String(form.username ?? ''),
+        String(form.password ?? ''),
+        request.ip,
+      );
+      if (!session) return reply.redirect('/backoffice/login?error=invalid', 303);
+      void reply.clearCookie(LOGIN_CSRF_COOKIE, cookieOptions(request));
+      void reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, 12 * 3600));
+      return reply.redirect('/backoffice', 303);
+    });
+    scope.post('/backoffice/logout', async (request, reply) => {
+      const token = request.cookies[SESSION_COOKIE];
+      if (token && (await loadSession(request, reply, operators))) {
+        checkCsrf(request, (request.body as Form)._csrf);
+        await operators.logout(token);
+      }
+      void reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
+      return reply.redirect('/backoffice/login', 303);
+    });
+
+    // Everything else needs a session.
+    scope.register(async (pages: App) => {
+      pages.addHook('preHandler', async (request, reply) => {
+        if (!(await loadSession(request, reply, operators))) return reply;
+      });
+
+      pages.get('/backoffice', async (request, reply) => {
+        const user = userOf(request);
+        return reply.redirect(user.can('orders.read') ? '/backoffice/orders' : '/backoffice/payouts', 303);
+      });
+
+      // --- orders ---------------------------------------------------------------------------------
+      pages.get('/backoffice/orders', async (request, reply) => {
+        requirePermission(request, 'orders.read');
+        const q = request.query as Form;
+        const page = Math.max(1, Number(q.page ?? 1) || 1);
+        const filter = {
+          ...(str(q.merchant_id) ? { merchantId: str(q.merchant_id) } : {}),
+          ...(str(q.status) ? { status: str(q.status) } : {}),
+          ...(str(q.direction) ? { direction: str(q.direction) } : {}),
+          ...(str(q.type) ? { type: str(q.type) } : {}),
+          ...(str(q.from) ? { from: new Date(`${str(q.from)}T00:00:00Z`) } : {}),
+          ...(str(q.to) ? { to: new Date(`${str(q.to)}T23:59:59.999Z`) } : {}),
+        };
+        const list = await orders.listAdminOrders(filter, page, 50);
+        return render(request, reply, 'orders.eta', { list, q, page });
+      });
+
+      pages.get('/backoffice/orders/:id', async (request, reply) => {
+        requirePermission(request, 'orders.read');
+        const { id } = request.params as { id: string };
+        const order = await orders.getAdminOrder(id);
+        const [orderReceipts, deliveries] = await Promise.all([
+          receipts.forOrder(id),
+          webhooks.list({ orderId: id }),
+        ]);
+        return render(request, reply, 'order.eta', { order, receipts: orderReceipts, deliveries });
+      });
+
+      pages.post('/backoffice/orders/:id/confirm', async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const form = request.body as Form;
+        checkCsrf(request, form._csrf);
+        const user = userOf(request);
+        return act(reply, `/backoffice/orders/${id}`, async () => {
+          await orders.confirm(
+            id,
+            {
+              reason: str(form.reason),
+              tx_hash: str(form.tx_hash),
+              received_amount: str(form.received_amount),
+            },
+            user.actor,
+          );
+          return 'Order confirmed';
+        });
+      });
+
+      pages.post('/backoffice/orders/:id/cancel', async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const form = request.body as Form;
+        checkCsrf(request, form._csrf);
+        return act(reply, `/backoffice/orders/${id}`, async () => {
+          const reason = str(form.reason);
+          if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
+          await orders.cancel(id, reason, userOf(request).actor);
+          return 'Order cancelled';
+        });
+      });
+
+      pages.post('/backoffice/webhooks/:id/resend', async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const form = request.body as Form;
+        checkCsrf(request, form._csrf);
+        requirePermission(request, 'orders.manage');
+        return act(reply, `/backoffice/orders/${str(form.order_id) ?? ''}`, async () => {
+          await webhooks.resend(id, userOf(request).actor);
+          return 'Webhook queued again';
+        });
+      });
+
+      // --- receipts -------------------------------------------------------------------------------
+      pages.get('/backoffice/receipts', async (request, reply) => {
+        requirePermission(request, 'orders.read');
+        const status = (request.query as Form).status ?? 'under_review';
+        const list = await receipts.list(status as 'under_review' | 'accepted' | 'rejected', 200);
+        return render(request, reply, 'receipts.eta', { list, status });
+      });
+      pages.get('/backoffice/receipts/:id/file', async (request, reply) => {
+        requirePermission(request, 'orders.read');
+        const file = await receipts.file((request.params as { id: string }).id);
+        return reply
+          .header('content-type', file.contentType)
+          .header('content-disposition', `inline; filename="${file.filename}"`)
+          .header(
+            'content-security-policy',
+            "default-src 'none'; img-src 'self'; plugin-types application/pdf; sandbox",
+          )
+          .send(file.stream);
+      });
+      for (const decision of ['accept', 'reject'] as const) {
+        pages.post(`/backoffice/receipts/:id/${decision}`, async (request, reply) => {
+          const { id } = request.params as { id: string };
+          const form = request.body as Form;
+          checkCsrf(request, form._csrf);
+          const user = requirePermission(request, 'receipts.moderate');
+          return act(reply, str(form.back) ?? '/backoffice/receipts', async () => {
+            const reason = str(form.reason) ?? null;
+            if (decision === 'reject' && !reason)
+              throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
+            await receipts.review(id, decision === 'accept' ? 'accepted' : 'rejected', reason, user.actor);
+            return decision === 'accept' ? 'Receipt accepted' : 'Receipt rejected';
+          });
+        });
+      }
+
+      // --- payouts --------------------------------------------------------------------------------
+      pages.get('/backoffice/payouts', async (request, reply) => {
+        requirePermission(request, 'payouts.read');
+        const status = ((request.query as Form).status ?? 'pending') as 'pending' | 'success' | 'error';
+        return render(request, reply, 'payouts.eta', { list: await payouts.list(status, 200), status });
+      });
+      pages.post('/backoffice/payouts/:id/take', async (request, reply) => {
+        const { id } = request.params as { id: string };
+        checkCsrf(request, (request.body as Form)._csrf);
+        const user = requirePermission(request, 'payouts.manage');
+        return act(reply, '/backoffice/payouts', async () => {
+          await payouts.take(id, user.actor);
+          return 'Payout taken';
+        });
+      });
+      pages.post('/backoffice/payouts/:id/sent', async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const upload = await receipts.readMultipart(request.parts(), 'proof');
+        try {
+          checkCsrf(request, upload.fields._csrf);
+          const user = requirePermission(request, 'payouts.manage');
+          return await act(reply, '/backoffice/payouts', async () => {
+            await orders.confirm(id, { reason: str(upload.fields.reason) }, user.actor, upload);
+            return 'Payout marked sent';
+          });
+        } finally {
+          await receipts.discardUpload(upload);
+        }
+      });
+      pages.post('/backoffice/payouts/:id/failed', async (request, reply) => {
+        const { id } = request.params as { id: string };
+        const form = request.body as Form;
+        checkCsrf(request, form._csrf);
+        const user = requirePermission(request, 'payouts.manage');
+        return act(reply, '/backoffice/payouts', async () => {
+          const reason = str(form.reason);
+          if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
+          await orders.cancel(id, reason, user.actor);
+          return 'Payout marked failed';
+        });
+      });
+
+      adminPages(pages, services);
+    });
+  });
+}

@@ -19,6 +19,7 @@ import {
   insertOrderEvent,
   updateOrderStatus,
 } from '../orders/orders-repository.js';
+import { eventActor } from '../orders/orders-service.js';
 import type { RatesService } from '../rates/rates-service.js';
 import {
   deriveDepositAddress,
@@ -295,7 +296,7 @@ export function createCryptoService(deps: {
           txHash: input.txHash,
           amount: input.receivedAmount,
         },
-        `operator:${actor.name}`,
+        eventActor(actor),
         order.id,
       );
       await db.transaction((tx) =>

@@ -332,7 +332,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
         const before = await findOrderForUpdate(tx, id);
         if (!before) throw new AppError('ORDER_NOT_FOUND');
         const after = await lifecycle.succeed(tx, before, {
-          actor: `operator:${actor.name}`,
+          actor: eventActor(actor),
           reason: reason ?? null,
           now: new Date(clock.now()),
         });
@@ -358,7 +358,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
         if (!before) throw new AppError('ORDER_NOT_FOUND');
         assertMayManage(actor, before);
         const after = await lifecycle.fail(tx, before, {
-          actor: `operator:${actor.name}`,
+          actor: eventActor(actor),
           reason,
           now: new Date(clock.now()),
         });
@@ -392,6 +392,11 @@ export function createOrdersService(deps: OrdersServiceDeps) {
       });
     },
   };
+}
+
+/** How an operator appears in an order's timeline: operator accounts already carry their prefix. */
+export function eventActor(actor: AdminActor): string {
+  return actor.name.includes(':') ? actor.name : `operator:${actor.name}`;
 }
 
 /**

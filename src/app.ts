@@ -34,6 +34,8 @@ import { createOrdersService } from './modules/orders/orders-service.js';
 import { createOutboundGuard, type OutboundGuard } from './modules/outbound/outbound-guard.js';
 import { bankStandardsRoutes, payoutsAdminRoutes } from './modules/payouts/payouts-routes.js';
 import { createPayoutsService } from './modules/payouts/payouts-service.js';
+import { poolAdminRoutes, poolMerchantRoutes, traderRoutes } from './modules/pool/pool-routes.js';
+import { createPoolService, disableRequisitesAfterExpiredStreak } from './modules/pool/pool-service.js';
 import { createRateLimits, RATE_RULES } from './modules/rate-limits/rate-limits.js';
 import { ratesAdminRoutes } from './modules/rates/rates-admin-routes.js';
 import { createRatesService } from './modules/rates/rates-service.js';
@@ -87,6 +89,7 @@ export function createServices(deps: {
   const webhooks = createWebhooksService({ database, clock, onEnqueued: () => dispatcher.wake() });
   const lifecycle = createOrderLifecycle([webhooks.enqueueOnSuccess]);
   const crypto = createCryptoService({ database, clock, rates, lifecycle });
+  const pool = createPoolService({ database, clock, lifecycle });
   const payouts = createPayoutsService({ database, clock, banks });
   const rateLimits = createRateLimits({ enabled: config.rateLimits });
   const receipts = createReceiptsService({
@@ -108,6 +111,9 @@ export function createServices(deps: {
       attachPayoutProof: (order, upload) => receipts.attachFile(order, upload, 'payout_proof'),
     },
     receiptStatuses: receipts.latestStatuses,
+    takeOffer: pool.takeOffer,
+    afterExpiry: (ex, requisiteIds) =>
+      disableRequisitesAfterExpiredStreak(ex, requisiteIds, config.requisiteExpiredStreak),
   });
   const form = createFormService({ database, clock, receipts });
   const operators = createOperatorsService({ database, clock });
@@ -115,6 +121,7 @@ export function createServices(deps: {
     database,
     form,
     operators,
+    pool,
     merchants,
     banks,
     rates,
@@ -219,6 +226,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   balanceRoutes(app, { ledger: services.ledger, merchantAuth, rateLimit: read('balance') });
   banksRoutes(app, { banks: services.banks, merchantAuth, rateLimit: read('banks') });
   bankStandardsRoutes(app, { payouts: services.payouts, merchantAuth, rateLimit: read('bank-standards') });
+  poolMerchantRoutes(app, { pool: services.pool, merchantAuth, rateLimit: read('pool-requisites') });
+  traderRoutes(app, { pool: services.pool });
   receiptsRoutes(app, {
     receipts: services.receipts,
     orders: services.orders,
@@ -261,6 +270,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     payoutsAdminRoutes(admin, { payouts: services.payouts });
     receiptsAdminRoutes(admin, { receipts: services.receipts });
     operatorsAdminRoutes(admin, { operators: services.operators, database });
+    poolAdminRoutes(admin, { pool: services.pool });
   });
 
   return { app, services };

@@ -41,6 +41,7 @@ const EnvSchema = Type.Object({
   RECEIPTS_S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
   RECEIPTS_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   RECEIPTS_S3_PREFIX: Type.String({ default: 'receipts/' }),
+  REQUISITE_EXPIRED_STREAK: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
   FORM_FRAME_ANCESTORS: Type.String({
     default: "'none'",
     pattern: "^('none'|'self'|https://[^\\s;,]+)( ('self'|https://[^\\s;,]+))*$",
@@ -86,6 +87,8 @@ export interface Config {
   readonly rateLimits: boolean;
   /** Directory of receipt files (default `<DATA_DIR>/receipts`); with S3, only the upload spool. */
   readonly receiptsDir: string;
+  /** A requisite whose last N orders all expired unpaid is disabled automatically (issue 9). */
+  readonly requisiteExpiredStreak: number;
   /** CSP `frame-ancestors` of the payment form: `'none'`, or the merchant origins that may embed it. */
   readonly formFrameAncestors: string;
   /** When set, receipts are kept in this S3-compatible bucket instead of `receiptsDir`. */
@@ -208,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: e.RATE_LIMITS,
     receiptsDir: resolve(e.RECEIPTS_DIR ?? join(dataDir, 'receipts')),
     formFrameAncestors: e.FORM_FRAME_ANCESTORS,
+    requisiteExpiredStreak: e.REQUISITE_EXPIRED_STREAK,
     receiptsS3: e.RECEIPTS_S3_BUCKET
       ? {
           bucket: e.RECEIPTS_S3_BUCKET,

@@ -444,3 +444,59 @@ export const operatorTokens = pgTable('operator_tokens', {
   createdAt: createdAt(),
   revokedAt: ts('revoked_at'),
 });
+
+/** Pre-reserved requisites with a fixed amount that merchants pick (`GET /merchant/pool/requisites`). */
+export const requisiteOffers = pgTable(
+  'requisite_offers',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    requisiteId: uuid('requisite_id')
+      .notNull()
+      .references(() => requisites.id),
+    amount: numeric('amount').notNull(),
+    type: text('type').notNull(),
+    status: text('status').$type<'open' | 'taken' | 'withdrawn'>().notNull().default('open'),
+    expiresAt: ts('expires_at').notNull(),
+    orderId: text('order_id'),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('requisite_offers_open_idx').on(t.expiresAt).where(sql`status = 'open'`)],
+);
+
+/** Requisite holders' phones that report incoming bank transfers (issue 9); token kept as a digest. */
+export const traderDevices = pgTable('trader_devices', {
+  id: uuid('id').primaryKey().defaultRandom(),
+  name: text('name').notNull(),
+  tokenDigest: text('token_digest').notNull().unique(),
+  /** The requisites this holder's device may report for. */
+  requisiteIds: jsonb('requisite_ids').$type<string[]>().notNull(),
+  enabled: boolean('enabled').notNull().default(true),
+  createdAt: createdAt(),
+});
+
+/** Bank notifications from devices and how each was matched (never guessed: unmatched ones wait for operators). */
+export const bankNotifications = pgTable(
+  'bank_notifications',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    deviceId: uuid('device_id')
+      .notNull()
+      .references(() => traderDevices.id),
+    messageId: text('message_id').notNull(),
+    requisiteId: uuid('requisite_id').notNull(),
+    amount: numeric('amount').notNull(),
+    currency: text('currency').notNull(),
+    receivedAt: ts('received_at').notNull(),
+    text: text('text'),
+    status: text('status').$type<'matched' | 'unmatched' | 'late' | 'assigned'>().notNull(),
+    /** Why it is unmatched: no_order, ambiguous, late. */
+    reason: text('reason'),
+    orderId: text('order_id'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('bank_notifications_message_uq').on(t.deviceId, t.messageId),
+    index('bank_notifications_status_idx').on(t.status, t.createdAt),
+  ],
+);

@@ -37,6 +37,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     receiptsDir: '/tmp/payment-orders-test/receipts',
     receiptsS3: undefined,
     formFrameAncestors: "'none'",
+    requisiteExpiredStreak: 5,
     ...overrides,
   } satisfies Config);
 }

@@ -72,11 +72,14 @@ function permissionOf(first: string, write: boolean): Permission {
       return write ? 'payouts.manage' : 'payouts.read';
     case 'merchants':
       return write ? 'merchants.manage' : 'merchants.read';
+    case 'notifications':
+      return write ? 'orders.manage' : 'orders.read';
     case 'requisites':
     case 'rates':
     case 'crypto':
     case 'banks':
-    case 'notifications':
+    case 'pool':
+    case 'devices':
       return write ? 'pool.manage' : 'pool.read';
     case 'audit':
       return 'audit.read';

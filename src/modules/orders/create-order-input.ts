@@ -21,6 +21,9 @@ export interface CreateOrderBody {
   amountDown?: number | null;
   comment?: string | null;
   payout_details?: unknown;
+  /** Take the pool offer `requisiteId` (issue 9). */
+  usePool?: boolean | null;
+  requisiteId?: string | null;
 }
 
 /** Largest order amount we take, in currency units: far above any real order, far below float limits. */

@@ -130,7 +130,11 @@ export async function listOrderEvents(ex: Executor, orderId: string) {
  * the amount and the requisite). Claims at most `limit` rows with SKIP LOCKED so that several
  * processes can sweep at once. Returns the expired ids.
  */
-export async function expireDueOrders(ex: Executor, now: Date, limit: number): Promise<string[]> {
+export async function expireDueOrders(
+  ex: Executor,
+  now: Date,
+  limit: number,
+): Promise<Array<{ id: string; requisiteId: string | null }>> {
   const due = ex
     .select({ id: orders.id })
     .from(orders)
@@ -142,8 +146,8 @@ export async function expireDueOrders(ex: Executor, now: Date, limit: number): P
     .update(orders)
     .set({ status: 'error', statusReason: 'expired', finishedAt: now, updatedAt: now })
     .where(sql`${orders.id} IN ${due}`)
-    .returning({ id: orders.id });
-  return rows.map((r) => r.id);
+    .returning({ id: orders.id, requisiteId: orders.requisiteId });
+  return rows;
 }
 
 export interface OrderFilter {

@@ -7,7 +7,12 @@ import { Nullable } from '../../http/schemas.js';
  */
 export const CreateOrderBodySchema = Type.Object(
   {
-    amount: Type.Unknown({ description: 'Integer for fiat and payouts; a positive number for crypto' }),
+    amount: Type.Optional(
+      Type.Unknown({
+        description:
+          'Integer for fiat and payouts; a positive number for crypto; taken from the offer with usePool',
+      }),
+    ),
     type: Type.Unknown({ description: 'Payment method, e.g. card, sim, sbp_pdf, usdt_trc20' }),
     merchant_id: Type.Optional(Type.Unknown({ description: 'Your merchant id (must match the API key)' })),
     order_id: Type.Optional(
@@ -31,6 +36,10 @@ export const CreateOrderBodySchema = Type.Object(
     amountDown: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1_000_000 }))),
     comment: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
     payout_details: Type.Optional(Type.Unknown()),
+    usePool: Type.Optional(Nullable(Type.Boolean({ description: 'Take the pool offer requisiteId' }))),
+    requisiteId: Type.Optional(
+      Nullable(Type.String({ maxLength: 64, description: 'id of GET /merchant/pool/requisites' })),
+    ),
   },
   { additionalProperties: true },
 );

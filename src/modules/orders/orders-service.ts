@@ -1,4 +1,4 @@
-import type { Database } from '../../db/database.js';
+import type { Database, Executor } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
@@ -9,7 +9,7 @@ import type { MerchantRow } from '../merchants/merchants-repository.js';
 import { can } from '../operators/permissions.js';
 import type { RatesService } from '../rates/rates-service.js';
 import type { MultipartUpload } from '../receipts/receipts-service.js';
-import { takeRequisite } from '../requisites/requisites-repository.js';
+import { type RequisiteRow, takeRequisite } from '../requisites/requisites-repository.js';
 import {
   type CreateOrderBody,
   callbackUrl,
@@ -70,6 +70,16 @@ export interface ConfirmInput {
 
 export interface OrdersServiceDeps {
   modes?: ModeHandlers;
+  /** Runs in the expiry transaction with the requisites of the expired orders (auto-disable rule). */
+  afterExpiry?: (ex: Executor, requisiteIds: string[]) => Promise<unknown>;
+  /** Takes a pool offer inside the order's transaction (`usePool: true`, issue 9). */
+  takeOffer?: (
+    ex: Executor,
+    offerId: string,
+    type: string,
+    orderId: string,
+    merchant: MerchantRow,
+  ) => Promise<{ offer: { amount: string }; requisite: RequisiteRow }>;
   /** Receipt status per order id (the latest receipt's), for the order views. */
   receiptStatuses?: (orderIds: string[]) => Promise<Map<string, string>>;
   database: Database;
@@ -125,7 +135,12 @@ export function createOrdersService(deps: OrdersServiceDeps) {
    */
   async function createFiatPayin(merchant: MerchantRow, body: CreateOrderBody) {
     const type = fiatType(body.type, merchant);
-    const amount = integerAmount(body.amount);
+    const usePool = body.usePool === true;
+    if (usePool && (typeof body.requisiteId !== 'string' || !body.requisiteId)) {
+      throw invalidField('requisiteId', 'is required with usePool');
+    }
+    // A pool order's amount is the offer's; a stated amount is checked for shape only.
+    const amount = usePool && body.amount === undefined ? 1 : integerAmount(body.amount);
     const currency = fiatCurrency(body.currency, merchant);
     checkLimits(merchant, type, amount);
     const need = requisiteNeedFor(type);
@@ -153,15 +168,24 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     try {
       const order = await db.transaction(async (tx) => {
         let payable = amount;
+        let pooled: RequisiteRow | undefined;
+        if (usePool) {
+          if (!deps.takeOffer) throw new AppError('REQUISITES_NOT_FOUND');
+          const taken = await deps.takeOffer(tx, String(body.requisiteId), type, id, merchant);
+          payable = Number(taken.offer.amount);
+          pooled = taken.requisite;
+          if (pooled.currency !== currency) throw new AppError('REQUISITES_NOT_FOUND');
+          checkLimits(merchant, type, payable);
+        }
         if (currency === 'RUB') {
-          await lockRubAmounts(tx, deviation !== undefined);
-          if (deviation) {
+          await lockRubAmounts(tx, deviation !== undefined && !usePool);
+          if (deviation && !usePool) {
             const taken = await takenRubAmounts(tx, amount - deviation.down, amount + deviation.up, now);
             payable = disambiguateAmount(amount, deviation, new Set(taken.map(amountKey)));
           }
         }
         const payableAmount = money(payable);
-        const requisite = await takeRequisite(tx, { need, currency, amount: payableAmount, now });
+        const requisite = pooled ?? (await takeRequisite(tx, { need, currency, amount: payableAmount, now }));
         if (!requisite) throw new AppError('REQUISITES_NOT_FOUND');
         const fee = computeFee(payableAmount, feePercent);
         const usdt = rate ? usdtFigures(payableAmount, fee, rate) : undefined;
@@ -172,7 +196,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
           direction: 'PAYIN',
           type,
           currency,
-          amount: String(amount),
+          amount: String(usePool ? payable : amount),
           payableAmount: String(payable),
           feePercent: toDbAmount(feePercent),
           fee: toDbAmount(fee),
@@ -244,6 +268,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
 
     /** `POST /merchant/createOrder`: dispatches on the mode the body selects. */
     async createOrder(merchant: MerchantRow, body: CreateOrderBody) {
+      if (body.amount === undefined && body.usePool !== true) throw invalidField('amount', 'is required');
       const mode = orderMode(body);
       if (mode === 'fiat') return createFiatPayin(merchant, body);
       const handler = deps.modes?.[mode];
@@ -378,8 +403,8 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     async expireDue(): Promise<number> {
       const now = new Date(clock.now());
       return db.transaction(async (tx) => {
-        const ids = await expireDueOrders(tx, now, 500);
-        for (const orderId of ids) {
+        const expired = await expireDueOrders(tx, now, 500);
+        for (const { id: orderId } of expired) {
           await insertOrderEvent(tx, {
             orderId,
             fromStatus: 'pending',
@@ -388,7 +413,9 @@ export function createOrdersService(deps: OrdersServiceDeps) {
             reason: 'expired',
           });
         }
-        return ids.length;
+        const requisiteIds = expired.flatMap((o) => (o.requisiteId ? [o.requisiteId] : []));
+        if (requisiteIds.length > 0 && deps.afterExpiry) await deps.afterExpiry(tx, requisiteIds);
+        return expired.length;
       });
     },
   };

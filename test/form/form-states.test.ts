@@ -42,11 +42,11 @@ const dropScript = (file: { b64?: string; size?: number; name: string; type: str
   return dt.files.length;
 })()`;
 
-/** "MM:SS" -> seconds. */
+/** "MM:SS" or "H:MM:SS" (an hour or more) -> seconds. */
 const seconds = (text: string) => {
-  const m = /^(\d\d):(\d\d)$/.exec(text.trim());
-  assert.ok(m, `countdown ${JSON.stringify(text)} is not MM:SS`);
-  return Number(m[1]) * 60 + Number(m[2]);
+  const m = /^(?:(\d+):)?(\d\d):(\d\d)$/.exec(text.trim());
+  assert.ok(m, `countdown ${JSON.stringify(text)} is not MM:SS or H:MM:SS`);
+  return Number(m[1] ?? 0) * 3600 + Number(m[2]) * 60 + Number(m[3]);
 };
 
 describe('payment form states in Chromium', {

@@ -252,6 +252,7 @@ describe('PAYOUT funds: hold, debit, release', () => {
         holder_name: 'Ivan Petrov',
         bank: 'VTB',
         status_reason: null,
+        assigned_to: null,
         finished_at: null,
       },
       JSON.stringify(pending),

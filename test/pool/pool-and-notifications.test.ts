@@ -114,8 +114,10 @@ describe('pool offers and bank-notification matching', () => {
   });
 
   it('a payment for an order that expired is held as late, not confirmed', async () => {
-    const order = (await createOrder(t.app, merchant, { amount: 3100, currency: 'TRY' })).json();
-    clock.advance(901_000);
+    // A 10 s TTL and an 11 s jump: the global sweep cannot reach other files' 15-minute orders.
+    const shortLived = await createMerchant(t.app, { currencies: ['TRY'], order_ttl_seconds: 10 });
+    const order = (await createOrder(t.app, shortLived, { amount: 3100, currency: 'TRY' })).json();
+    clock.advance(11_000);
     await t.services.orders.expireDue();
     const res = await notify({ requisite_id: requisite.id, amount: 3100 });
     assert.equal(res.json().data.status, 'late', res.body);
@@ -132,5 +134,27 @@ describe('pool offers and bank-notification matching', () => {
     assert.equal(res.statusCode, 403, res.body);
     assert.equal((await notify({ requisite_id: requisite.id, amount: 1 }, 'dev_nope')).statusCode, 401);
     assert.equal((await adminRaw(t.app, 'GET', '/admin/notifications')).statusCode, 200);
+  });
+
+  it('a requisite whose last 5 orders all expired unpaid is disabled automatically, with the reason', async () => {
+    const m = await createMerchant(t.app, { currencies: ['UZS'], order_ttl_seconds: 10 });
+    const lonely = await addRequisite(t.app, { kind: 'phone', currency: 'UZS' });
+    for (let i = 0; i < 5; i++) {
+      const res = await createOrder(t.app, m, { amount: 100 + i, currency: 'UZS' });
+      assert.equal(res.statusCode, 200, res.body);
+    }
+    clock.advance(11_000);
+    await t.services.orders.expireDue();
+    const row = (
+      await admin<Array<{ id: string; enabled: boolean; disabled_reason: string | null }>>(
+        t.app,
+        'GET',
+        '/admin/requisites',
+      )
+    ).find((r) => r.id === lonely.id);
+    assert.equal(row?.enabled, false);
+    assert.match(row?.disabled_reason ?? '', /last 5 orders expired unpaid/);
+    const next = await createOrder(t.app, m, { amount: 200, currency: 'UZS' });
+    assert.equal(next.json().message, 'REQUISITES_NOT_FOUND', next.body);
   });
 });

@@ -123,7 +123,7 @@ describe('pool offers and bank-notification matching', () => {
     assert.equal(res.json().data.status, 'late', res.body);
     assert.equal(res.json().data.order_id, order.id);
     assert.equal(
-      (await merchantRequest(t.app, merchant, `/merchant/order/${order.id}`)).json().status,
+      (await merchantRequest(t.app, shortLived, `/merchant/order/${order.id}`)).json().status,
       'error',
     );
   });

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { launchChromium, noBrowser } from '../helpers/browser.js';
 import { multipartBody, pngFile } from '../helpers/files.js';
 import {
   addRequisite,
@@ -17,11 +18,10 @@ import {
 } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = '.test-artifacts/backoffice';
 
 describe('back office in Chromium', {
-  skip: existsSync(CHROMIUM) ? false : 'Debian chromium is not installed',
+  skip: noBrowser,
 }, () => {
   let t: TestApp;
   let base: string;
@@ -55,19 +55,7 @@ describe('back office in Chromium', {
       await admin(t.app, 'POST', '/admin/operators', { username, role, password });
       users[role] = { username, password };
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { launchChromium, noBrowser } from '../helpers/browser.js';
 import { pdfFile } from '../helpers/files.js';
 import {
   addRequisite,
@@ -19,11 +20,9 @@ import {
 // jsqr is CommonJS whose typings declare an ES default export: load it the CommonJS way.
 const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = '.test-artifacts/form';
-const noBrowser = !existsSync(CHROMIUM);
 
-describe('payment form in Chromium', { skip: noBrowser ? 'Debian chromium is not installed' : false }, () => {
+describe('payment form in Chromium', { skip: noBrowser }, () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -41,19 +40,7 @@ describe('payment form in Chromium', { skip: noBrowser ? 'Debian chromium is not
       bank: 'Sberbank',
       address: 'https://qr.nspk.ru/AS1000670LSS7DN18SJQDNP4B05KLJL2?type=01&bank=100000000111',
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

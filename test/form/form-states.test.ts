@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { launchChromium, noBrowser } from '../helpers/browser.js';
 import { pngFile } from '../helpers/files.js';
 import {
   addRequisite,
@@ -23,9 +24,7 @@ import {
 // browser-side checks, the crypto QR, the countdown, and screenshots at 360 px and 1280 px.
 const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = '.test-artifacts/form';
-const noBrowser = !existsSync(CHROMIUM);
 const ABANDON = `${'abandon '.repeat(11)}about`;
 const MB = 1024 * 1024;
 type Order = { id: string; payment_details: Record<string, string> };
@@ -50,7 +49,7 @@ const seconds = (text: string) => {
 };
 
 describe('payment form states in Chromium', {
-  skip: noBrowser ? 'Debian chromium is not installed' : false,
+  skip: noBrowser,
 }, () => {
   let t: TestApp;
   let base: string;
@@ -116,19 +115,7 @@ describe('payment form states in Chromium', {
       network: 'btc',
       xpub: root.derive("m/84'/0'/0'").publicExtendedKey,
     });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

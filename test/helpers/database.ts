@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.js';
 
 let shared: Promise<Database> | undefined;
@@ -23,4 +24,29 @@ export async function closeTestDatabase(): Promise<void> {
   const current = shared;
   shared = undefined;
   if (current) await (await current).close();
+}
+
+/**
+ * PostgreSQL only: gives the calling test file a database of its own (switching TEST_DATABASE_URL
+ * before its first `testDatabase()`). Needed where a file runs dispatchers or sweeps that claim every
+ * due row in their database. Returns the cleanup; a no-op on PGlite (already one database per process).
+ */
+export async function isolateDatabase(tag: string): Promise<() => Promise<void>> {
+  const base = testDatabaseUrl();
+  if (!base) return async () => undefined;
+  const name = `${tag}_${process.pid}_${Date.now()}`;
+  const run = async (text: string) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(text);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`CREATE DATABASE ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  process.env.TEST_DATABASE_URL = url.toString();
+  return () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { request } from 'undici';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/schemas.js';
@@ -11,7 +10,7 @@ import {
   type Resolver,
 } from '../../src/modules/outbound/outbound-guard.js';
 import { manualClock, testConfig } from '../helpers/app.js';
-import { closeTestDatabase, testDatabase, testDatabaseUrl } from '../helpers/database.js';
+import { closeTestDatabase, isolateDatabase, testDatabase } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -35,31 +34,6 @@ function fakeResolver(table: Record<string, string[]>): Resolver & { calls: stri
     return found;
   };
   return Object.assign(resolver, { calls });
-}
-
-/**
- * PostgreSQL only: gives this file a database of its own. Dispatchers claim every due delivery in
- * their database, so in the shared one another test process's dispatcher (with the system resolver)
- * could pick up our fake-DNS deliveries and ask real DNS. Returns the cleanup.
- */
-async function isolateDatabase(tag: string): Promise<() => Promise<void>> {
-  const base = testDatabaseUrl();
-  if (!base) return async () => undefined;
-  const name = `${tag}_${process.pid}_${Date.now()}`;
-  const run = async (text: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  process.env.TEST_DATABASE_URL = url.toString();
-  return () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
 describe('guard.resolve (decisions.md sections 9, 11)', () => {

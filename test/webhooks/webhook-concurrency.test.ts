@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { webhookAttempts, webhookDeliveries } from '../../src/db/schema.js';
 import type { Clock } from '../../src/lib/clock.js';
@@ -12,7 +11,7 @@ import {
   type WebhookDispatcher,
 } from '../../src/modules/webhooks/webhook-dispatcher.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
+import { isolateDatabase, onPostgres, testDatabaseUrl } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -24,30 +23,6 @@ import {
 import { startReceiver } from '../helpers/receiver.js';
 
 const TOTAL = 1000;
-
-/**
- * A database of this file alone: started dispatchers claim every due delivery of their database, so
- * in the shared one they would send other files' deliveries (and those files' runOnce ours).
- */
-async function isolateDatabase(tag: string): Promise<() => Promise<void>> {
-  const base = testDatabaseUrl();
-  if (!base) return async () => undefined;
-  const name = `${tag}_${process.pid}_${Date.now()}`;
-  const run = async (text: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  process.env.TEST_DATABASE_URL = url.toString();
-  return () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-}
 
 describe('two dispatchers over one PostgreSQL database (decisions.md 11)', { skip: !onPostgres() }, () => {
   let t: TestApp;

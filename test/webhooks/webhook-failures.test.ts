@@ -3,9 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import pg from 'pg';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
-import { testDatabaseUrl } from '../helpers/database.js';
+import { isolateDatabase } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -17,31 +16,6 @@ import {
   uniqueAmount,
 } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
-
-/**
- * PostgreSQL only: a database of this file alone. `runOnce` claims every due delivery of its
- * database, so in the shared one our manual clock would send other files' retries early and theirs
- * ours. Returns the cleanup.
- */
-async function isolateDatabase(tag: string): Promise<() => Promise<void>> {
-  const base = testDatabaseUrl();
-  if (!base) return async () => undefined;
-  const name = `${tag}_${process.pid}_${Date.now()}`;
-  const run = async (text: string) => {
-    const client = new pg.Client({ connectionString: base });
-    await client.connect();
-    try {
-      await client.query(text);
-    } finally {
-      await client.end();
-    }
-  };
-  await run(`CREATE DATABASE ${name}`);
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  process.env.TEST_DATABASE_URL = url.toString();
-  return () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-}
 
 interface Attempt {
   attempt: number;

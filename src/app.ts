@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { errorBody, registerErrorHandler } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
+import { openApiOptions } from './http/openapi.js';
 import type { App } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
@@ -25,6 +28,7 @@ import { balanceRoutes } from './modules/ledger/balance-routes.js';
 import { createLedgerService } from './modules/ledger/ledger-service.js';
 import { merchantsAdminRoutes } from './modules/merchants/merchants-admin-routes.js';
 import { createMerchantsService } from './modules/merchants/merchants-service.js';
+import { createMetrics } from './modules/metrics/metrics.js';
 import { operatorsAdminRoutes } from './modules/operators/operators-admin-routes.js';
 import { createOperatorsService } from './modules/operators/operators-service.js';
 import { createOrderLifecycle } from './modules/orders/order-lifecycle.js';
@@ -70,6 +74,7 @@ export function createServices(deps: {
   log?: FastifyBaseLogger;
 }) {
   const { config, database, clock } = deps;
+  const metrics = createMetrics(database);
   const secretBox = createSecretBox(config.secretKey);
   const merchants = createMerchantsService({ database, secretBox, clock });
   const banks = createBanksService({ database });
@@ -84,14 +89,23 @@ export function createServices(deps: {
     apiKeyFor: (merchantId) => merchants.currentApiKey(merchantId),
     batchSize: config.webhookBatchSize,
     loops: config.webhookLoops,
+    onAttempt: (r) =>
+      metrics.webhookAttempt(
+        r.status === 'delivered' ? 'delivered' : r.status === 'exhausted' ? 'exhausted' : 'retry',
+      ),
     ...(deps.log ? { log: deps.log } : {}),
   });
   const webhooks = createWebhooksService({ database, clock, onEnqueued: () => dispatcher.wake() });
-  const lifecycle = createOrderLifecycle([webhooks.enqueueOnSuccess]);
+  const lifecycle = createOrderLifecycle([webhooks.enqueueOnSuccess], (order, status) =>
+    metrics.orderFinished(order.type, order.direction, status),
+  );
   const crypto = createCryptoService({ database, clock, rates, lifecycle });
   const pool = createPoolService({ database, clock, lifecycle });
   const payouts = createPayoutsService({ database, clock, banks });
-  const rateLimits = createRateLimits({ enabled: config.rateLimits });
+  const rateLimits = createRateLimits({
+    enabled: config.rateLimits,
+    onReject: (endpoint) => metrics.rateLimited(endpoint),
+  });
   const receipts = createReceiptsService({
     database,
     clock,
@@ -111,6 +125,8 @@ export function createServices(deps: {
       attachPayoutProof: (order, upload) => receipts.attachFile(order, upload, 'payout_proof'),
     },
     receiptStatuses: receipts.latestStatuses,
+    onCreated: (type, direction) => metrics.orderCreated(type, direction),
+    onExpired: (type, direction) => metrics.orderFinished(type, direction, 'error'),
     takeOffer: pool.takeOffer,
     afterExpiry: (ex, requisiteIds) =>
       disableRequisitesAfterExpiredStreak(ex, requisiteIds, config.requisiteExpiredStreak),
@@ -118,6 +134,7 @@ export function createServices(deps: {
   const form = createFormService({ database, clock, receipts });
   const operators = createOperatorsService({ database, clock });
   return {
+    metrics,
     database,
     form,
     operators,
@@ -168,7 +185,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: config.bodyLimitBytes,
-    trustProxy: false,
+    // TRUST_PROXY: false, true, a hop count or proxy addresses (Fastify accepts each at run time).
+    trustProxy: config.trustProxy as unknown as boolean,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
@@ -186,6 +204,8 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
   app.setValidatorCompiler(createValidatorCompiler());
+  await app.register(swagger, openApiOptions(config.publicBaseUrl));
+  await app.register(swaggerUi, { routePrefix: '/docs' });
   registerJsonBody(app);
   registerErrorHandler(app);
   app.addHook('onRequest', async (request, reply) => {
@@ -217,7 +237,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     ),
   ];
 
-  healthRoutes(app, { database });
+  healthRoutes(app, { database, metrics: services.metrics, metricsToken: config.metricsToken });
+  app.addHook('onResponse', async (request, reply) => {
+    services.metrics.observeRequest(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+  });
   ordersRoutes(app, {
     orders: services.orders,
     merchantAuth,

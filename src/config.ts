@@ -41,6 +41,9 @@ const EnvSchema = Type.Object({
   RECEIPTS_S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
   RECEIPTS_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   RECEIPTS_S3_PREFIX: Type.String({ default: 'receipts/' }),
+  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  TRUST_PROXY: Type.String({ default: 'false' }),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   REQUISITE_EXPIRED_STREAK: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
   FORM_FRAME_ANCESTORS: Type.String({
     default: "'none'",
@@ -87,6 +90,12 @@ export interface Config {
   readonly rateLimits: boolean;
   /** Directory of receipt files (default `<DATA_DIR>/receipts`); with S3, only the upload spool. */
   readonly receiptsDir: string;
+  /** Bearer token of `GET /metrics`; unset: open (keep it on an internal port or network). */
+  readonly metricsToken: string | undefined;
+  /** Fastify `trustProxy`: false, true, a hop count, or a list of proxy addresses/CIDRs. */
+  readonly trustProxy: boolean | number | string[];
+  /** Redis for rate-limit counters shared by all processes; unset: in-process memory. */
+  readonly redisUrl: string | undefined;
   /** A requisite whose last N orders all expired unpaid is disabled automatically (issue 9). */
   readonly requisiteExpiredStreak: number;
   /** CSP `frame-ancestors` of the payment form: `'none'`, or the merchant origins that may embed it. */
@@ -97,6 +106,18 @@ export interface Config {
     | undefined;
   /** True when the admin token was generated at this start (the start banner shows it). */
   readonly generatedSecrets: boolean;
+}
+
+/** `TRUST_PROXY`: "false" / "true", a hop count, or a comma list of proxy IPs or CIDRs. */
+export function parseTrustProxy(text: string): boolean | number | string[] {
+  const t = text.trim().toLowerCase();
+  if (t === '' || t === 'false' || t === '0') return false;
+  if (t === 'true') return true;
+  if (/^\d+$/.test(t)) return Number(t);
+  return t
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** A configuration error: names the variable; the start stops with this message. */
@@ -212,6 +233,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     receiptsDir: resolve(e.RECEIPTS_DIR ?? join(dataDir, 'receipts')),
     formFrameAncestors: e.FORM_FRAME_ANCESTORS,
     requisiteExpiredStreak: e.REQUISITE_EXPIRED_STREAK,
+    metricsToken: e.METRICS_TOKEN,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    redisUrl: e.REDIS_URL,
     receiptsS3: e.RECEIPTS_S3_BUCKET
       ? {
           bucket: e.RECEIPTS_S3_BUCKET,

@@ -38,6 +38,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     receiptsS3: undefined,
     formFrameAncestors: "'none'",
     requisiteExpiredStreak: 5,
+    metricsToken: undefined,
+    trustProxy: false,
+    redisUrl: undefined,
     ...overrides,
   } satisfies Config);
 }

@@ -1,11 +1,31 @@
 import { Type } from '@sinclair/typebox';
 import type { Database } from '../../db/database.js';
 import type { App } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
+import { safeEqual } from '../../lib/secrets.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 const Health = Type.Object({ status: Type.String(), database: Type.Optional(Type.String()) });
 
-/** `GET /healthz` (process alive) and `GET /readyz` (database reachable, else 503). */
-export function healthRoutes(app: App, deps: { database: Database }) {
+/** `GET /healthz` (process alive), `GET /readyz` (database reachable, else 503), `GET /metrics`. */
+export function healthRoutes(
+  app: App,
+  deps: { database: Database; metrics: Metrics; metricsToken: string | undefined },
+) {
+  app.get(
+    '/metrics',
+    { schema: { tags: ['ops'], summary: 'Prometheus metrics', produces: ['text/plain'] } },
+    async (request, reply) => {
+      if (deps.metricsToken) {
+        const value = request.headers.authorization;
+        const given = typeof value === 'string' && value.startsWith('Bearer ') ? value.slice(7).trim() : '';
+        if (!safeEqual(given, deps.metricsToken)) throw new AppError('UNAUTHORIZED');
+      }
+      return reply
+        .header('content-type', deps.metrics.registry.contentType)
+        .send(await deps.metrics.registry.metrics());
+    },
+  );
   app.get('/healthz', { schema: { tags: ['ops'], response: { 200: Health } } }, async () => ({
     status: 'ok',
   }));

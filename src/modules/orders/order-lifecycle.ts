@@ -79,7 +79,11 @@ export interface SuccessOptions {
  * event, its ledger entries (with what was credited fixed on the order) and its success hooks
  * (the webhook outbox row) in the caller's transaction.
  */
-export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
+export function createOrderLifecycle(
+  successHooks: SuccessHook[] = [],
+  /** Told of every order that reached success or error (metrics); called inside the transaction. */
+  onFinished?: (order: OrderRow, status: 'success' | 'error') => void,
+) {
   return {
     /**
      * Moves a locked order to `success`. From `error` only with a reason (late payment).
@@ -132,6 +136,7 @@ export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
         reason: ctx.reason ?? null,
       });
       for (const hook of successHooks) await hook(ex, updated);
+      onFinished?.(updated, 'success');
       return updated;
     },
 
@@ -153,6 +158,7 @@ export function createOrderLifecycle(successHooks: SuccessHook[] = []) {
         actor: ctx.actor,
         reason: ctx.reason ?? null,
       });
+      onFinished?.(updated, 'error');
       return updated;
     },
   };

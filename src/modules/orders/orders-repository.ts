@@ -134,7 +134,7 @@ export async function expireDueOrders(
   ex: Executor,
   now: Date,
   limit: number,
-): Promise<Array<{ id: string; requisiteId: string | null }>> {
+): Promise<Array<{ id: string; requisiteId: string | null; type: string; direction: 'PAYIN' | 'PAYOUT' }>> {
   const due = ex
     .select({ id: orders.id })
     .from(orders)
@@ -146,7 +146,12 @@ export async function expireDueOrders(
     .update(orders)
     .set({ status: 'error', statusReason: 'expired', finishedAt: now, updatedAt: now })
     .where(sql`${orders.id} IN ${due}`)
-    .returning({ id: orders.id, requisiteId: orders.requisiteId });
+    .returning({
+      id: orders.id,
+      requisiteId: orders.requisiteId,
+      type: orders.type,
+      direction: orders.direction,
+    });
   return rows;
 }
 

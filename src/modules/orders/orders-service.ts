@@ -70,6 +70,10 @@ export interface ConfirmInput {
 
 export interface OrdersServiceDeps {
   modes?: ModeHandlers;
+  /** Told of each order created (metrics). */
+  onCreated?: (type: string, direction: string) => void;
+  /** Told of each order expired (metrics). */
+  onExpired?: (type: string, direction: string) => void;
   /** Runs in the expiry transaction with the requisites of the expired orders (auto-disable rule). */
   afterExpiry?: (ex: Executor, requisiteIds: string[]) => Promise<unknown>;
   /** Takes a pool offer inside the order's transaction (`usePool: true`, issue 9). */
@@ -270,10 +274,16 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     async createOrder(merchant: MerchantRow, body: CreateOrderBody) {
       if (body.amount === undefined && body.usePool !== true) throw invalidField('amount', 'is required');
       const mode = orderMode(body);
-      if (mode === 'fiat') return createFiatPayin(merchant, body);
+      if (mode === 'fiat') {
+        const answer = await createFiatPayin(merchant, body);
+        deps.onCreated?.(answer.payment_details.type, 'PAYIN');
+        return answer;
+      }
       const handler = deps.modes?.[mode];
       if (!handler) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-      return createOrderAnswer(await handler(merchant, body), clock.now(), publicBaseUrl);
+      const order = await handler(merchant, body);
+      deps.onCreated?.(order.type, order.direction);
+      return createOrderAnswer(order, clock.now(), publicBaseUrl);
     },
 
     /** `GET /merchant/order/{id}` payload. */
@@ -413,6 +423,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
             reason: 'expired',
           });
         }
+        for (const o of expired) deps.onExpired?.(o.type, o.direction);
         const requisiteIds = expired.flatMap((o) => (o.requisiteId ? [o.requisiteId] : []));
         if (requisiteIds.length > 0 && deps.afterExpiry) await deps.afterExpiry(tx, requisiteIds);
         return expired.length;

@@ -4,8 +4,9 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyServerOptions } from 'fastify';
+import { Redis } from 'ioredis';
 import type { Config } from './config.js';
-import type { Database } from './db/database.js';
+import { CACHE_CHANNEL, type Database } from './db/database.js';
 import { errorBody, registerErrorHandler } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { openApiOptions } from './http/openapi.js';
@@ -40,7 +41,7 @@ import { bankStandardsRoutes, payoutsAdminRoutes } from './modules/payouts/payou
 import { createPayoutsService } from './modules/payouts/payouts-service.js';
 import { poolAdminRoutes, poolMerchantRoutes, traderRoutes } from './modules/pool/pool-routes.js';
 import { createPoolService, disableRequisitesAfterExpiredStreak } from './modules/pool/pool-service.js';
-import { createRateLimits, RATE_RULES } from './modules/rate-limits/rate-limits.js';
+import { createRateLimits, RATE_RULES, redisLimiters } from './modules/rate-limits/rate-limits.js';
 import { ratesAdminRoutes } from './modules/rates/rates-admin-routes.js';
 import { createRatesService } from './modules/rates/rates-service.js';
 import { openReceiptStorage, type ReceiptStorage } from './modules/receipts/receipt-storage.js';
@@ -102,9 +103,14 @@ export function createServices(deps: {
   const crypto = createCryptoService({ database, clock, rates, lifecycle });
   const pool = createPoolService({ database, clock, lifecycle });
   const payouts = createPayoutsService({ database, clock, banks });
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  redis?.on('error', (err) =>
+    deps.log?.warn({ err: { message: err.message } }, 'redis unavailable: rate limits per process'),
+  );
   const rateLimits = createRateLimits({
     enabled: config.rateLimits,
     onReject: (endpoint) => metrics.rateLimited(endpoint),
+    ...(redis ? { factory: redisLimiters(redis) } : {}),
   });
   const receipts = createReceiptsService({
     database,
@@ -134,6 +140,7 @@ export function createServices(deps: {
   const form = createFormService({ database, clock, receipts });
   const operators = createOperatorsService({ database, clock });
   return {
+    redis,
     metrics,
     database,
     form,
@@ -222,8 +229,15 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     ...(deps.guard ? { guard: deps.guard } : {}),
   });
   const merchantAuth = createMerchantAuth(services.merchants);
+  // Another process's admin change (key rotation, settings) reaches this one's caches at once.
+  const stopListening = await database.listen(CACHE_CHANNEL, () => {
+    services.merchants.invalidateCache();
+    services.operators.invalidateCache();
+  });
   app.addHook('onClose', async () => {
+    await stopListening();
     await services.guard.dispatcher.close();
+    await services.redis?.quit().catch(() => undefined);
   });
 
   const limits = services.rateLimits;

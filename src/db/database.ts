@@ -25,10 +25,18 @@ export interface Database {
   readonly kind: 'postgres' | 'pglite';
   /** Pool statistics for metrics; zeros on PGlite. */
   poolStats(): { total: number; idle: number; waiting: number };
+  /**
+   * Calls `handler` on every NOTIFY on `channel` from any process (PostgreSQL); a no-op on PGlite, where
+   * one process owns the database. Returns the function that stops listening.
+   */
+  listen(channel: string, handler: () => void): Promise<() => Promise<void>>;
   /** Resolves when a trivial query succeeds; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** NOTIFY channel telling every process to drop cached merchant keys and operator tokens. */
+export const CACHE_CHANNEL = 'payment_orders_cache';
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
@@ -82,11 +90,56 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   return {
     db,
     kind: 'postgres',
+    listen: (channel, handler) => listenPostgres(url, channel, handler),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },
     close: () => pool.end(),
+  };
+}
+
+/**
+ * LISTEN on a dedicated connection; after a lost connection it reconnects (every second) and calls
+ * the handler once, since notifications sent meanwhile were missed.
+ */
+async function listenPostgres(
+  url: string,
+  channel: string,
+  handler: () => void,
+): Promise<() => Promise<void>> {
+  if (!/^[a-z_]+$/.test(channel)) throw new Error('bad channel name');
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const retry = () => {
+    if (!stopped) timer = setTimeout(() => void connect(true), 1000);
+  };
+  const connect = async (missed: boolean): Promise<void> => {
+    if (stopped) return;
+    const c = new pg.Client({ connectionString: url });
+    c.on('notification', (msg) => {
+      if (msg.channel === channel) handler();
+    });
+    c.on('error', () => {
+      void c.end().catch(() => undefined);
+      retry();
+    });
+    try {
+      await c.connect();
+      await c.query(`LISTEN ${channel}`);
+      client = c;
+      if (missed) handler();
+    } catch {
+      void c.end().catch(() => undefined);
+      retry();
+    }
+  };
+  await connect(false);
+  return async () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+    await client?.end().catch(() => undefined);
   };
 }
 
@@ -108,6 +161,7 @@ async function openPglite(options: OpenOptions): Promise<Database> {
     return {
       db,
       kind: 'pglite',
+      listen: async () => async () => undefined,
       poolStats: () => ({ total: 1, idle: 0, waiting: 0 }),
       ping: async () => {
         await db.execute(sql`SELECT 1`);

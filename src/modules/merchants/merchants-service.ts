@@ -1,4 +1,5 @@
-import type { Database } from '../../db/database.js';
+import { sql } from 'drizzle-orm';
+import { CACHE_CHANNEL, type Database, type Executor } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
@@ -20,6 +21,11 @@ import {
   revokeApiKeys,
   updateMerchant,
 } from './merchants-repository.js';
+
+/** Tells every process, on commit, to drop cached keys (PostgreSQL NOTIFY; harmless on PGlite). */
+export async function notifyCaches(ex: Executor): Promise<void> {
+  await ex.execute(sql`SELECT pg_notify(${CACHE_CHANNEL}, 'invalidate')`);
+}
 
 /** Merchant settings as the admin API takes them (issue 2, `POST /admin/merchants`). */
 export interface MerchantSettingsInput {
@@ -203,6 +209,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
         const after = await updateMerchant(tx, merchantId, columns);
         if (!after) throw new AppError('NOT_FOUND');
         const afterView = merchantView(after);
+        await notifyCaches(tx);
         await writeAudit(tx, actor, {
           action: 'merchant.update',
           targetType: 'merchant',
@@ -225,6 +232,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
         if (!(await findMerchantForUpdate(tx, merchantId))) throw new AppError('NOT_FOUND');
         await revokeApiKeys(tx, merchantId);
         const key = await issueKey(tx, merchantId);
+        await notifyCaches(tx);
         await writeAudit(tx, actor, {
           action: 'merchant.rotate_key',
           targetType: 'merchant',

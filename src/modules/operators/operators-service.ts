@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import { writeAudit } from '../audit/audit.js';
+import { notifyCaches } from '../merchants/merchants-service.js';
 import { ROLES, type Role } from './permissions.js';
 
 export type OperatorRow = typeof operators.$inferSelect;
@@ -108,6 +109,7 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
         if (patch.enabled === false || patch.password !== undefined) {
           await tx.delete(operatorSessions).where(eq(operatorSessions.operatorId, before.id));
         }
+        await notifyCaches(tx);
         await writeAudit(tx, actor, {
           action: 'operator.update',
           targetType: 'operator',
@@ -146,6 +148,7 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
           .update(operatorTokens)
           .set({ revokedAt: new Date(clock.now()) })
           .where(and(eq(operatorTokens.operatorId, op.id), isNull(operatorTokens.revokedAt)));
+        await notifyCaches(tx);
         await writeAudit(tx, actor, {
           action: 'operator.revoke_tokens',
           targetType: 'operator',
@@ -228,6 +231,11 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
 
     async logout(token: string): Promise<void> {
       await db.delete(operatorSessions).where(eq(operatorSessions.tokenDigest, sha256Hex(token)));
+    },
+
+    /** Drops cached API-token lookups (a change made by another process). */
+    invalidateCache(): void {
+      tokenCache.clear();
     },
 
     /** Operators by most recent login, for the console. */

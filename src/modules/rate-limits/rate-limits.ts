@@ -1,5 +1,11 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  RateLimiterRes,
+} from 'rate-limiter-flexible';
 import { AppError } from '../../lib/errors.js';
 
 /** A limit: `points` requests per `durationSeconds`. */
@@ -29,6 +35,25 @@ export type LimiterFactory = (keyPrefix: string, rule: RateRule) => RateLimiterA
 
 export const memoryLimiters: LimiterFactory = (keyPrefix, rule) =>
   new RateLimiterMemory({ keyPrefix, points: rule.points, duration: rule.durationSeconds });
+
+/**
+ * Counters in Redis, shared by every process (issue 10). While Redis cannot be reached each process
+ * falls back to its own memory counters (the insurance limiter) instead of failing requests.
+ */
+export function redisLimiters(redis: Redis): LimiterFactory {
+  return (keyPrefix, rule) =>
+    new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix,
+      points: rule.points,
+      duration: rule.durationSeconds,
+      insuranceLimiter: new RateLimiterMemory({
+        keyPrefix,
+        points: rule.points,
+        duration: rule.durationSeconds,
+      }),
+    });
+}
 
 /**
  * Rate limits per (IP, endpoint, `client-api-key`) (merchant-api.md "Rate-limit rules"). Over the

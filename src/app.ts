@@ -13,6 +13,7 @@ import { openApiOptions } from './http/openapi.js';
 import type { App } from './http/schemas.js';
 import { createValidatorCompiler } from './http/validation.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import { maskDigits, maskLogRecord } from './lib/log-mask.js';
 import { createSecretBox } from './lib/secrets.js';
 import './http/request-context.js';
 import { createAdminAuth } from './modules/auth/admin-auth.js';
@@ -173,6 +174,16 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export function loggerOptions(level: string): FastifyServerOptions['logger'] {
   return {
     level,
+    formatters: {
+      log: (record: Record<string, unknown>) => maskLogRecord(record) as Record<string, unknown>,
+    },
+    serializers: {
+      req: (req: { method: string; url: string; ip?: string }) => ({
+        method: req.method,
+        url: maskDigits(req.url),
+        remoteAddress: req.ip,
+      }),
+    },
     redact: {
       paths: [
         'req.headers["client-api-key"]',

@@ -3,6 +3,7 @@ import { createServices } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { startJobs } from './jobs.js';
+import { maskLogRecord } from './lib/log-mask.js';
 import { openReceiptStorage } from './modules/receipts/receipt-storage.js';
 
 /**
@@ -16,7 +17,11 @@ async function main(): Promise<void> {
       'A separate worker needs DATABASE_URL: the embedded database belongs to one process (npm start runs the jobs itself).',
     );
   }
-  const log = pino({ level: config.logLevel, base: { pid: process.pid, role: 'worker' } });
+  const log = pino({
+    level: config.logLevel,
+    base: { pid: process.pid, role: 'worker' },
+    formatters: { log: (record) => maskLogRecord(record) as Record<string, unknown> },
+  });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize });
   const receiptStorage = await openReceiptStorage(config);
   const services = createServices({

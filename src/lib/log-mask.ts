@@ -1,0 +1,26 @@
+/** Card numbers (16-19 digits) and phones (10-15 digits, optional +), possibly grouped by spaces or dashes. */
+const SENSITIVE = /\+?\d(?:[ -]?\d){9,18}/g;
+
+/** Keeps the last 4 digits of a long digit run: "2200123412341234" -> "************1234". */
+export function maskDigits(text: string): string {
+  return text.replace(SENSITIVE, (match) => {
+    const digits = match.replace(/\D/g, '');
+    return `${'*'.repeat(digits.length - 4)}${digits.slice(-4)}`;
+  });
+}
+
+/**
+ * Masks card numbers and phones in every string of a log record (issue 10: "card numbers and phones
+ * masked in logs"), down to a few levels of nesting. Ids (UUIDs, lux...) have letters or hyphens every
+ * few digits and stay readable.
+ */
+export function maskLogRecord(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return maskDigits(value);
+  if (depth > 4 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => maskLogRecord(v, depth + 1));
+  // Requests, replies and errors keep their own shape: their serializers run later.
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = maskLogRecord(v, depth + 1);
+  return out;
+}

@@ -51,11 +51,21 @@ if (baseUrl) {
   console.log('Testing on embedded PostgreSQL (PGlite, in memory)');
 }
 
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
-  { cwd: root, env, stdio: 'inherit' },
-);
+// Files named *.serial.test.ts disturb the shared services (e.g. restart PostgreSQL): they run after
+// the others, one at a time.
+const parallel = files.filter((f) => !f.endsWith('.serial.test.ts'));
+const serial = files.filter((f) => f.endsWith('.serial.test.ts'));
+const run = (list, concurrency) =>
+  list.length === 0
+    ? { status: 0 }
+    : spawnSync(
+        process.execPath,
+        ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...list],
+        { cwd: root, env, stdio: 'inherit' },
+      );
+const first = run(parallel, 2);
+const second = run(serial, 1);
+const result = { status: first.status || second.status };
 
 if (dbName) {
   const admin = new pg.Client({ connectionString: baseUrl });

@@ -38,6 +38,18 @@ function toAppError(err: FastifyError): AppError | undefined {
   return undefined;
 }
 
+/**
+ * PostgreSQL data exceptions (SQLSTATE class 22: a NUL or invalid UTF-8 in text, a date or number out
+ * of range) come from what the client sent, not from a fault of ours: 400, not 500.
+ */
+function isDataException(err: unknown): boolean {
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code)) return true;
+  }
+  return false;
+}
+
 /** Connection-level database failures: the service is unavailable, not broken. */
 function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: string }).code;
@@ -60,6 +72,12 @@ function isDatabaseUnavailable(err: unknown): boolean {
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     let appError = toAppError(err);
+    if (!appError && isDataException(err)) {
+      request.log.info({ err: { message: err.message } }, 'refused data the database cannot store');
+      appError = new AppError('VALIDATION_ERROR', [
+        { field: 'body', problem: 'contains characters or values that cannot be stored' },
+      ]);
+    }
     if (!appError && isDatabaseUnavailable(err)) {
       request.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable');
       appError = new AppError('SERVICE_UNAVAILABLE');

@@ -105,6 +105,8 @@ export interface MerchantOrdersQuery {
   end_date?: string;
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
 
 /** Parses `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DD`) as UTC; VALIDATION_ERROR naming `field` otherwise. */
@@ -122,7 +124,8 @@ export function parseUtcDateTime(field: string, value: string): Date {
     date.getUTCHours() === h &&
     date.getUTCMinutes() === mi &&
     date.getUTCSeconds() === s;
-  if (!exact) throw invalidField(field, 'must be a real date, YYYY-MM-DD HH:MM:SS (UTC)');
+  if (!exact || y < 1970 || y > 9000)
+    throw invalidField(field, 'must be a real date from 1970 to 9000, YYYY-MM-DD HH:MM:SS (UTC)');
   return date;
 }
 
@@ -242,6 +245,8 @@ export function createOrdersService(deps: OrdersServiceDeps) {
    * internal id is ORDER_FORBIDDEN, an unknown id ORDER_NOT_FOUND.
    */
   async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderRow> {
+    // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
+    if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
     if (isInternalId(id)) {
       const byInternal = await findOrderById(db, id);
       if (byInternal) {

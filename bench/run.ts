@@ -1,0 +1,324 @@
+/**
+ * `npm run bench` (issue 11): the service and a bare baseline, each in its own process, loaded from this
+ * process with autocannon over loopback; PostgreSQL (BENCH_DATABASE_URL, default the local test server,
+ * in a fresh database) and PGlite for reference. Prints one markdown table with the targets.
+ * BENCH_SECONDS (default 5) per measurement.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { benchWebhooks } from './webhooks.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ADMIN_TOKEN = `bench-admin-${randomUUID()}`;
+const ROOT = new URL('..', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+const sign = (key: string, body = '') => createHash('sha256').update(`${key}|${body}`).digest('hex');
+
+function rssMb(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
+    return Math.round(Number(line?.replace(/\D/g, '') ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+async function waitReady(url: string, t0: number): Promise<number> {
+  for (;;) {
+    try {
+      if ((await fetch(url)).status === 200) return Date.now() - t0;
+    } catch {
+      // not yet listening
+    }
+    if (Date.now() - t0 > 60_000) throw new Error(`${url} not ready`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Starts the service; returns its base URL, pid and time to ready (ms). */
+async function startService(env: Record<string, string>) {
+  const port = await freePort();
+  const t0 = Date.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      LOG_LEVEL: 'error',
+      RATE_LIMITS: 'false',
+      RUN_JOBS: 'false',
+      ADMIN_TOKEN,
+      SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
+  const base = `http://127.0.0.1:${port}`;
+  const readyMs = await waitReady(`${base}/readyz`, t0);
+  return { base, pid: child.pid, readyMs };
+}
+
+async function admin(base: string, path: string, body: unknown) {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const json = (await res.json()) as { data: Record<string, unknown> };
+  if (res.status !== 200) throw new Error(`${path}: ${JSON.stringify(json)}`);
+  return json.data;
+}
+
+/** A merchant with plenty of requisites; returns its id and key. */
+async function setup(base: string) {
+  const id = `bench_${randomUUID().slice(0, 8)}`;
+  const { api_key: key } = (await admin(base, '/admin/merchants', { merchant_id: id })) as {
+    api_key: string;
+  };
+  for (let i = 0; i < 50; i++) {
+    await admin(base, '/admin/requisites', {
+      kind: 'phone',
+      bank: 'Sberbank',
+      address: `7${String(9000000000 + i)}`,
+      holder_name: 'Bench',
+      currency: 'RUB',
+    });
+  }
+  return { id, key: String(key) };
+}
+
+interface Result {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(
+  url: string,
+  connections: number,
+  opts: Partial<autocannon.Options> = {},
+  onTick?: () => void,
+): Promise<Result> {
+  const timer = onTick ? setInterval(onTick, 250) : undefined;
+  const r = await autocannon({ url, connections, duration: SECONDS, ...opts });
+  if (timer) clearInterval(timer);
+  const non2xx = r.non2xx + r.errors + r.timeouts;
+  if (non2xx > 0) {
+    const codes = Object.entries(
+      (r as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {},
+    )
+      .map(([code, v]) => `${code}: ${v.count}`)
+      .join(', ');
+    console.error(
+      `  ${url} at ${connections} connections: ${codes}; errors ${r.errors}, timeouts ${r.timeouts}`,
+    );
+  }
+  return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: non2xx };
+}
+
+function createOrderLoad(base: string, merchant: { id: string; key: string }): Partial<autocannon.Options> {
+  let n = 0;
+  return {
+    method: 'POST',
+    requests: [
+      {
+        setupRequest: (req) => {
+          const body = JSON.stringify({
+            merchant_id: merchant.id,
+            amount: 1000 + (n % 5000),
+            type: 'sim',
+            order_id: `b-${process.pid}-${n++}`,
+          });
+          return {
+            ...req,
+            method: 'POST',
+            path: '/merchant/createOrder',
+            body,
+            headers: {
+              'content-type': 'application/json',
+              'client-api-key': merchant.key,
+              'x-api-key': sign(merchant.key, body),
+            },
+          };
+        },
+      },
+    ],
+  };
+}
+
+async function createOrderOnce(base: string, m: { id: string; key: string }): Promise<string> {
+  const body = JSON.stringify({ merchant_id: m.id, amount: 777, type: 'sim' });
+  const res = await fetch(`${base}/merchant/createOrder`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'client-api-key': m.key, 'x-api-key': sign(m.key, body) },
+    body,
+  });
+  return ((await res.json()) as { id: string }).id;
+}
+
+const rows: string[] = [];
+const row = (...cells: Array<string | number>) => rows.push(`| ${cells.join(' | ')} |`);
+
+async function main() {
+  const dbName = `bench_${process.pid}_${Date.now()}`;
+  const adminDb = new pg.Client({ connectionString: BASE_URL });
+  await adminDb.connect();
+  await adminDb.query(`CREATE DATABASE ${dbName}`);
+  const url = new URL(BASE_URL);
+  url.pathname = `/${dbName}`;
+  const dbUrl = url.toString();
+  const pgliteDir = mkdtempSync(join(tmpdir(), 'bench-pglite-'));
+  try {
+    // --- PostgreSQL ------------------------------------------------------------------------------
+    const svc = await startService({ DATABASE_URL: dbUrl });
+    const merchant = await setup(svc.base);
+    const orderId = await createOrderOnce(svc.base, merchant);
+    const basePort = await freePort();
+    const baseline = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: dbUrl, PORT: String(basePort) },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(baseline);
+    const baseUrl = `http://127.0.0.1:${basePort}`;
+    await waitReady(`${baseUrl}/select/x`, Date.now()).catch(() => undefined);
+    for (
+      let i = 0;
+      i < 100 &&
+      (await fetch(`${baseUrl}/select/${orderId}`)
+        .then((r) => r.status)
+        .catch(() => 0)) !== 200;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
+
+    let peakRss = 0;
+    const sampleRss = () => {
+      peakRss = Math.max(peakRss, rssMb(svc.pid));
+    };
+    const getHeaders = { 'client-api-key': merchant.key, 'x-api-key': sign(merchant.key, '') };
+    const results: {
+      create: Record<number, Result>;
+      insert: Record<number, Result>;
+      get: Record<number, Result>;
+      select: Record<number, Result>;
+    } = {
+      create: {},
+      insert: {},
+      get: {},
+      select: {},
+    };
+    for (const c of [1, 16, 64]) {
+      results.create[c] = await load(svc.base, c, createOrderLoad(svc.base, merchant), sampleRss);
+      results.insert[c] = await load(`${baseUrl}/insert`, c, { method: 'POST' });
+      results.get[c] = await load(
+        `${svc.base}/merchant/order/${orderId}`,
+        c,
+        { headers: getHeaders },
+        sampleRss,
+      );
+      results.select[c] = await load(`${baseUrl}/select/${orderId}`, c);
+    }
+    for (const c of [1, 16, 64]) {
+      const cr = results.create[c] as Result;
+      const ins = results.insert[c] as Result;
+      const g = results.get[c] as Result;
+      const s = results.select[c] as Result;
+      row(
+        'PostgreSQL',
+        c,
+        'createOrder',
+        cr.rps,
+        cr.p50,
+        cr.p99,
+        `${ins.rps} (INSERT)`,
+        `${Math.round((cr.rps / ins.rps) * 100)} %`,
+        cr.errors,
+      );
+      row(
+        'PostgreSQL',
+        c,
+        'GET order',
+        g.rps,
+        g.p50,
+        g.p99,
+        `${s.rps} (SELECT)`,
+        `${Math.round((g.rps / s.rps) * 100)} %`,
+        g.errors,
+      );
+    }
+    const wh = await benchWebhooks(5000);
+
+    // --- PGlite, for reference -------------------------------------------------------------------
+    const lite = await startService({ DATA_DIR: pgliteDir });
+    const liteMerchant = await setup(lite.base);
+    const liteOrder = await createOrderOnce(lite.base, liteMerchant);
+    const lc = await load(lite.base, 16, createOrderLoad(lite.base, liteMerchant));
+    const lg = await load(`${lite.base}/merchant/order/${liteOrder}`, 16, {
+      headers: { 'client-api-key': liteMerchant.key, 'x-api-key': sign(liteMerchant.key, '') },
+    });
+    row('PGlite', 16, 'createOrder', lc.rps, lc.p50, lc.p99, '—', '—', lc.errors);
+    row('PGlite', 16, 'GET order', lg.rps, lg.p50, lg.p99, '—', '—', lg.errors);
+
+    const c64 = results.create[64] as Result;
+    const i64 = results.insert[64] as Result;
+    const g64 = results.get[64] as Result;
+    const s64 = results.select[64] as Result;
+    const ok = (b: boolean) => (b ? 'met' : 'MISSED');
+    console.log(
+      `\nBench: ${SECONDS} s per measurement, 2-core machine, servers and load generator in separate processes.\n`,
+    );
+    console.log(
+      '| database | connections | request | req/s | p50 ms | p99 ms | baseline req/s | ours/baseline | non-2xx |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    for (const r of rows) console.log(r);
+    console.log('\n| target | measured | |\n|---|---|---|');
+    console.log(
+      `| createOrder >= 50 % of bare INSERT at 64 connections | ${Math.round((c64.rps / i64.rps) * 100)} % | ${ok(c64.rps >= i64.rps * 0.5)} |`,
+    );
+    console.log(`| createOrder p99 <= 50 ms at 64 connections | ${c64.p99} ms | ${ok(c64.p99 <= 50)} |`);
+    console.log(
+      `| GET order >= 70 % of bare SELECT at 64 connections | ${Math.round((g64.rps / s64.rps) * 100)} % | ${ok(g64.rps >= s64.rps * 0.7)} |`,
+    );
+    console.log(`| webhooks >= 1,000 deliveries/s | ${wh.perSecond}/s | ${ok(wh.perSecond >= 1000)} |`);
+    console.log(`| RSS under load <= 200 MB (PostgreSQL) | ${peakRss} MB | ${ok(peakRss <= 200)} |`);
+    console.log(
+      `| ready <= 2 s (PostgreSQL; PGlite for reference) | ${svc.readyMs} ms (PGlite ${lite.readyMs} ms) | ${ok(svc.readyMs <= 2000)} |`,
+    );
+  } finally {
+    for (const c of children) c.kill('SIGKILL');
+    await new Promise((r) => setTimeout(r, 300));
+    await adminDb.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
+    await adminDb.end();
+    rmSync(pgliteDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  for (const c of children) c.kill('SIGKILL');
+  console.error(err);
+  process.exit(1);
+});

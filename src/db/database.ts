@@ -84,8 +84,12 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     connectionTimeoutMillis: 5000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client losing its server (PostgreSQL restart) must not crash the process.
+  // A client losing its server (PostgreSQL restart) must not crash the process: idle ones report on
+  // the pool, clients in use (a transaction between statements) on themselves; the query fails anyway.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const db = drizzleNodePg(pool, { schema }) as unknown as Db;
   return {
     db,

@@ -52,17 +52,27 @@ function isDataException(err: unknown): boolean {
 
 /** Connection-level database failures: the service is unavailable, not broken. */
 function isDatabaseUnavailable(err: unknown): boolean {
-  const code = (err as { code?: string }).code;
-  const message = String((err as { message?: string }).message ?? '');
-  return (
-    code === 'ECONNREFUSED' ||
-    code === 'ECONNRESET' ||
-    code === '57P01' ||
-    code === '57P03' ||
-    code === '08006' ||
-    code === '08001' ||
-    /Connection terminated|timeout exceeded when trying to connect/.test(message)
-  );
+  // drizzle wraps a failed query in DrizzleQueryError; the driver's error is its cause.
+  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: string }).code;
+    const message = String((e as { message?: string }).message ?? '');
+    if (
+      code === 'ECONNREFUSED' ||
+      code === 'ECONNRESET' ||
+      code === '57P01' ||
+      code === '57P02' ||
+      code === '57P03' ||
+      code === '08006' ||
+      code === '08001' ||
+      code === '08003' ||
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+        message,
+      )
+    ) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /**

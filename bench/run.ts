@@ -138,18 +138,21 @@ async function load(
   return { rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99, errors: non2xx };
 }
 
+/** One counter for the whole run: every createOrder of every load level has a new order_id. */
+let orderSeq = 0;
+
 function createOrderLoad(base: string, merchant: { id: string; key: string }): Partial<autocannon.Options> {
-  let n = 0;
   return {
     method: 'POST',
     requests: [
       {
         setupRequest: (req) => {
+          const n = orderSeq++;
           const body = JSON.stringify({
             merchant_id: merchant.id,
             amount: 1000 + (n % 5000),
             type: 'sim',
-            order_id: `b-${process.pid}-${n++}`,
+            order_id: `b-${process.pid}-${n}`,
           });
           return {
             ...req,

@@ -54,7 +54,8 @@ if (baseUrl) {
 // Files named *.serial.test.ts disturb the shared services (e.g. restart PostgreSQL): they run after
 // the others, one at a time.
 const parallel = files.filter((f) => !f.endsWith('.serial.test.ts'));
-const serial = files.filter((f) => f.endsWith('.serial.test.ts'));
+// They disturb PostgreSQL, so they need it: on the embedded database there is nothing to run.
+const serial = baseUrl ? files.filter((f) => f.endsWith('.serial.test.ts')) : [];
 const run = (list, concurrency) =>
   list.length === 0
     ? { status: 0 }

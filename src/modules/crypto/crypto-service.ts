@@ -15,8 +15,7 @@ import {
   DuplicateOrderError,
   externalIdTaken,
   findOrderForUpdate,
-  insertOrder,
-  insertOrderEvent,
+  insertPendingOrder,
   updateOrderStatus,
 } from '../orders/orders-repository.js';
 import { eventActor } from '../orders/orders-service.js';
@@ -231,41 +230,39 @@ export function createCryptoService(deps: {
         const order = await db.transaction(async (tx) => {
           const deposit = await allocateDepositAddress(tx, method.keyNetwork, now);
           if (!deposit) throw new AppError('REQUISITES_NOT_FOUND');
-          const row = await insertOrder(tx, {
-            id,
-            merchantId: merchant.id,
-            externalId,
-            direction: 'PAYIN',
-            method: 'crypto',
-            type,
-            currency: requestCurrency,
-            amount: toDbAmount(amount),
-            payableAmount: toDbAmount(amount),
-            feePercent: toDbAmount(feePercent),
-            fee: toDbAmount(quote.fee ?? money(0)),
-            amountAfterFee: toDbAmount(quote.amountAfterFee ?? money(0)),
-            usdtAmount: quote.usdtAmount ? toDbAmount(quote.usdtAmount) : null,
-            usdtAmountAfterFee: quote.usdtAmountAfterFee ? toDbAmount(quote.usdtAmountAfterFee) : null,
-            cryptoAmount: quote.cryptoAmount ? quote.cryptoAmount.toFixed(8) : null,
-            cryptoRate: quote.cryptoRate ? toDbAmount(quote.cryptoRate) : null,
-            derivationIndex: deposit.index,
-            status: 'pending',
-            pdAddress: deposit.address,
-            pdBank: method.coin,
-            pdHolderName: method.network,
-            successCallbackUrl,
-            clientId: typeof body.client_id === 'string' && body.client_id ? body.client_id : null,
-            comment: body.comment ?? null,
-            expiresAt: new Date(nowMs + merchant.cryptoOrderTtlSeconds * 1000),
-            createdAt: now,
-            updatedAt: now,
-          });
-          await insertOrderEvent(tx, {
-            orderId: id,
-            fromStatus: null,
-            toStatus: 'pending',
-            actor: `merchant:${merchant.id}`,
-          });
+          const row = await insertPendingOrder(
+            tx,
+            {
+              id,
+              merchantId: merchant.id,
+              externalId,
+              direction: 'PAYIN',
+              method: 'crypto',
+              type,
+              currency: requestCurrency,
+              amount: toDbAmount(amount),
+              payableAmount: toDbAmount(amount),
+              feePercent: toDbAmount(feePercent),
+              fee: toDbAmount(quote.fee ?? money(0)),
+              amountAfterFee: toDbAmount(quote.amountAfterFee ?? money(0)),
+              usdtAmount: quote.usdtAmount ? toDbAmount(quote.usdtAmount) : null,
+              usdtAmountAfterFee: quote.usdtAmountAfterFee ? toDbAmount(quote.usdtAmountAfterFee) : null,
+              cryptoAmount: quote.cryptoAmount ? quote.cryptoAmount.toFixed(8) : null,
+              cryptoRate: quote.cryptoRate ? toDbAmount(quote.cryptoRate) : null,
+              derivationIndex: deposit.index,
+              status: 'pending',
+              pdAddress: deposit.address,
+              pdBank: method.coin,
+              pdHolderName: method.network,
+              successCallbackUrl,
+              clientId: typeof body.client_id === 'string' && body.client_id ? body.client_id : null,
+              comment: body.comment ?? null,
+              expiresAt: new Date(nowMs + merchant.cryptoOrderTtlSeconds * 1000),
+              createdAt: now,
+              updatedAt: now,
+            },
+            `merchant:${merchant.id}`,
+          );
           return row;
         });
         return order;

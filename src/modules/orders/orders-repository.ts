@@ -27,6 +27,16 @@ export async function insertOrder(ex: Executor, row: NewOrderRow): Promise<Order
   }
 }
 
+/**
+ * Inserts a new pending order and its first timeline event ("created by <actor>"): every creation
+ * path (fiat, crypto, payout) goes through here. Throws DuplicateOrderError for a taken order_id.
+ */
+export async function insertPendingOrder(ex: Executor, row: NewOrderRow, actor: string): Promise<OrderRow> {
+  const order = await insertOrder(ex, row);
+  await insertOrderEvent(ex, { orderId: order.id, fromStatus: null, toStatus: 'pending', actor });
+  return order;
+}
+
 export async function externalIdTaken(
   ex: Executor,
   merchantId: string,

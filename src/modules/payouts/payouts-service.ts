@@ -17,12 +17,7 @@ import {
   integerAmount,
 } from '../orders/create-order-input.js';
 import type { OrderRow } from '../orders/order-view.js';
-import {
-  DuplicateOrderError,
-  externalIdTaken,
-  insertOrder,
-  insertOrderEvent,
-} from '../orders/orders-repository.js';
+import { DuplicateOrderError, externalIdTaken, insertPendingOrder } from '../orders/orders-repository.js';
 import { amountAfterFee, computeFee } from '../orders/orders-rules.js';
 import { PAYOUT_TYPES } from '../orders/payment-types.js';
 import { HOLDER_ACCOUNT_DIGITS, parsePayoutDetails } from './payout-rules.js';
@@ -69,36 +64,34 @@ export function createPayoutsService(deps: { database: Database; clock: Clock; b
         return await db.transaction(async (tx) => {
           const balance = await lockBalance(tx, merchant.id, 'RUB');
           if (balance.balance.minus(balance.reserved).lt(debit)) throw new AppError('INSUFFICIENT_BALANCE');
-          const order = await insertOrder(tx, {
-            id,
-            merchantId: merchant.id,
-            externalId,
-            direction: 'PAYOUT',
-            method: 'payout',
-            type,
-            currency: 'RUB',
-            amount: String(amount),
-            payableAmount: String(amount),
-            feePercent: toDbAmount(feePercent),
-            fee: toDbAmount(fee),
-            amountAfterFee: toDbAmount(debit),
-            status: 'pending',
-            pdAddress: details.holderAccount,
-            pdBank: details.methodName,
-            pdHolderName: details.holderName,
-            successCallbackUrl,
-            clientId: typeof body.client_id === 'string' && body.client_id ? body.client_id : null,
-            comment: body.comment ?? null,
-            createdAt: now,
-            updatedAt: now,
-          });
+          const order = await insertPendingOrder(
+            tx,
+            {
+              id,
+              merchantId: merchant.id,
+              externalId,
+              direction: 'PAYOUT',
+              method: 'payout',
+              type,
+              currency: 'RUB',
+              amount: String(amount),
+              payableAmount: String(amount),
+              feePercent: toDbAmount(feePercent),
+              fee: toDbAmount(fee),
+              amountAfterFee: toDbAmount(debit),
+              status: 'pending',
+              pdAddress: details.holderAccount,
+              pdBank: details.methodName,
+              pdHolderName: details.holderName,
+              successCallbackUrl,
+              clientId: typeof body.client_id === 'string' && body.client_id ? body.client_id : null,
+              comment: body.comment ?? null,
+              createdAt: now,
+              updatedAt: now,
+            },
+            `merchant:${merchant.id}`,
+          );
           await createHold(tx, { orderId: id, merchantId: merchant.id, currency: 'RUB', amount: debit });
-          await insertOrderEvent(tx, {
-            orderId: id,
-            fromStatus: null,
-            toStatus: 'pending',
-            actor: `merchant:${merchant.id}`,
-          });
           return order;
         });
       } catch (err) {

@@ -27,13 +27,14 @@ export async function closeTestDatabase(): Promise<void> {
 }
 
 /**
- * PostgreSQL only: gives the calling test file a database of its own (switching TEST_DATABASE_URL
- * before its first `testDatabase()`). Needed where a file runs dispatchers or sweeps that claim every
- * due row in their database. Returns the cleanup; a no-op on PGlite (already one database per process).
+ * A fresh database on the test PostgreSQL server, named `<tag>_<pid>_<time>`: its URL and the function
+ * that drops it. Throws when the tests run on PGlite.
  */
-export async function isolateDatabase(tag: string): Promise<() => Promise<void>> {
+export async function createPrivateDatabase(
+  tag: string,
+): Promise<{ url: string; drop: () => Promise<void> }> {
   const base = testDatabaseUrl();
-  if (!base) return async () => undefined;
+  if (!base) throw new Error('createPrivateDatabase needs TEST_DATABASE_URL');
   const name = `${tag}_${process.pid}_${Date.now()}`;
   const run = async (text: string) => {
     const client = new pg.Client({ connectionString: base });
@@ -47,6 +48,17 @@ export async function isolateDatabase(tag: string): Promise<() => Promise<void>>
   await run(`CREATE DATABASE ${name}`);
   const url = new URL(base);
   url.pathname = `/${name}`;
-  process.env.TEST_DATABASE_URL = url.toString();
-  return () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  return { url: url.toString(), drop: () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
+ * PostgreSQL only: gives the calling test file a database of its own (switching TEST_DATABASE_URL
+ * before its first `testDatabase()`). Needed where a file runs dispatchers or sweeps that claim every
+ * due row in their database. Returns the cleanup; a no-op on PGlite (already one database per process).
+ */
+export async function isolateDatabase(tag: string): Promise<() => Promise<void>> {
+  if (!testDatabaseUrl()) return async () => undefined;
+  const { url, drop } = await createPrivateDatabase(tag);
+  process.env.TEST_DATABASE_URL = url;
+  return drop;
 }

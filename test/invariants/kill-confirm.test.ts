@@ -12,6 +12,7 @@ import pg from 'pg';
 import { isolateDatabase, onPostgres, testDatabaseUrl } from '../helpers/database.js';
 import { sign } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ADMIN_TOKEN = `kill-admin-${randomUUID()}`;
@@ -19,18 +20,6 @@ const SECRET_KEY = 'kill-confirm-secret-key-0123456789abcdef012';
 const ROUNDS = 4;
 const ORDERS_PER_ROUND = 80;
 const WEBHOOK_ORDERS = 24;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 interface Service {
   child: ChildProcess;

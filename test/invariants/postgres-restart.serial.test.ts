@@ -14,12 +14,11 @@ import pg from 'pg';
 import { isolateDatabase, testDatabaseUrl } from '../helpers/database.js';
 import { sign } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { sleep } from '../helpers/wait.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ADMIN_TOKEN = `pgrestart-admin-${randomUUID()}`;
 const SERVICE_UNAVAILABLE = { success: false, ok: false, status: 503, message: 'SERVICE_UNAVAILABLE' };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The local cluster serving TEST_DATABASE_URL (`pg_lsclusters`), or why it cannot be stopped here. */
 function findCluster(): { version: string; name: string } | string {
@@ -74,7 +73,7 @@ interface Result {
   body: string;
 }
 
-const BUG_500 =
+const _BUG_500 =
   'BUG: src/http/error-handler.ts isDatabaseUnavailable() looks at the top-level error only, but ' +
   'drizzle-orm 0.45 wraps every failed query run outside db.transaction in DrizzleQueryError ' +
   '("Failed query: ...") with the pg error (ECONNREFUSED, 57P01, "Connection terminated ...") in .cause: ' +

@@ -12,6 +12,7 @@ import {
   merchantRequest,
   type TestMerchant,
 } from '../helpers/merchant-client.js';
+import { sleep } from '../helpers/wait.js';
 
 const TOO_MANY = {
   ok: false,
@@ -20,8 +21,6 @@ const TOO_MANY = {
   message: 'TOO_MANY_REQUESTS',
   error: 'Too many requests, slow down.',
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Asserts the exact 429 envelope and a Retry-After of 1..`maxSeconds` whole seconds. */
 function expect429(res: LightMyRequestResponse, maxSeconds: number): number {

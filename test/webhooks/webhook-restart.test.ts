@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { testDatabaseUrl } from '../helpers/database.js';
+import { createPrivateDatabase, testDatabaseUrl } from '../helpers/database.js';
 import { sign } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { sleep, waitFor } from '../helpers/wait.js';
 
 // The real service (`src/main.ts`) in child processes, killed with SIGKILL between two tries of a
 // webhook: the retry must still come 15 s after the first try, from the next process
@@ -20,18 +20,6 @@ import { startReceiver } from '../helpers/receiver.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ADMIN_TOKEN = 'restart-admin-token-0123456789abcdef';
 const SECRET_KEY = 'restart-secret-key-0123456789abcdef0123456789';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await sleep(100);
-  }
-}
 
 interface Service {
   child: ChildProcess;
@@ -46,23 +34,10 @@ describe('webhook delivery survives kill -9 of the service', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
   before(async () => {
-    const base = testDatabaseUrl();
-    if (base) {
-      const name = `wh_restart_${process.pid}_${Date.now()}`;
-      const run = async (text: string) => {
-        const client = new pg.Client({ connectionString: base });
-        await client.connect();
-        try {
-          await client.query(text);
-        } finally {
-          await client.end();
-        }
-      };
-      await run(`CREATE DATABASE ${name}`);
-      const url = new URL(base);
-      url.pathname = `/${name}`;
-      dbEnv = { DATABASE_URL: url.toString() };
-      cleanup = () => run(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (testDatabaseUrl()) {
+      const db = await createPrivateDatabase('wh_restart');
+      dbEnv = { DATABASE_URL: db.url };
+      cleanup = db.drop;
     } else {
       const dir = mkdtempSync(join(tmpdir(), 'wh-restart-'));
       dbEnv = { DATA_DIR: dir };

@@ -14,21 +14,21 @@ export function remainingSeconds(order: OrderRow, nowMs: number): number | undef
 
 /** `payment_details` of an order (merchant-api.md "Order-creation response"). */
 export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
+  const common = {
+    address: order.pdAddress,
+    bank: order.pdBank,
+    holder_name: order.pdHolderName,
+    type: order.type,
+  };
   if (order.method === 'crypto') {
     return {
-      address: order.pdAddress,
-      bank: order.pdBank,
-      holder_name: order.pdHolderName,
-      type: order.type,
+      ...common,
       amount: money(order.amount).toFixed(),
       cryptoAmount: order.cryptoAmount === null ? null : money(order.cryptoAmount).toFixed(8),
     };
   }
   return {
-    address: order.pdAddress,
-    bank: order.pdBank,
-    holder_name: order.pdHolderName,
-    type: order.type,
+    ...common,
     amount: money(order.payableAmount).toFixed(),
     ...(FORM_TYPES.includes(order.type) ? { form_url: `${publicBaseUrl}/form/${order.id}` } : {}),
     ...(order.pdEmv ? { emv: order.pdEmv } : {}),

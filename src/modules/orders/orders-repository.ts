@@ -1,9 +1,18 @@
-import { and, between, count, desc, eq, gt, gte, lt, type SQL, sql } from 'drizzle-orm';
-import type { Executor } from '../../db/database.js';
-import { orderEvents, orders } from '../../db/schema.js';
+import { and, between, count, desc, eq, getTableColumns, gt, gte, lt, type SQL, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/database.js';
+import { orderEvents, orders, receipts } from '../../db/schema.js';
+import { encodedValues, insertSelectTemplate, preparedStatement, typedRow } from '../../db/statements.js';
+import {
+  claimFreeRequisiteTemplate,
+  type PickInput,
+  pickValues,
+} from '../requisites/requisites-repository.js';
 import type { OrderRow } from './order-view.js';
 
 export type NewOrderRow = typeof orders.$inferInsert;
+
+/** Advisory lock key that serialises choices of RUB PAYIN payable amounts. */
+const RUB_AMOUNTS_LOCK = 727_401_002;
 
 /** Thrown when (merchant_id, external_id) is taken. */
 export class DuplicateOrderError extends Error {}
@@ -37,6 +46,83 @@ export async function insertPendingOrder(ex: Executor, row: NewOrderRow, actor: 
   return order;
 }
 
+/** The columns a new fiat PAYIN gives itself; the requisite's come from the claimed requisite. */
+export const OWN_ORDER_COLUMNS = [
+  'id',
+  'merchantId',
+  'externalId',
+  'direction',
+  'type',
+  'currency',
+  'amount',
+  'payableAmount',
+  'feePercent',
+  'fee',
+  'amountAfterFee',
+  'convertToUsdt',
+  'exchangeRate',
+  'usdtAmount',
+  'usdtAmountAfterFee',
+  'status',
+  'successCallbackUrl',
+  'clientId',
+  'clientRegisteredAt',
+  'clientOrdersCount',
+  'clientPaidCount',
+  'comment',
+  'expiresAt',
+  'createdAt',
+  'updatedAt',
+] as const satisfies ReadonlyArray<keyof OrderRow>;
+
+export type OwnOrderColumns = Pick<NewOrderRow, (typeof OWN_ORDER_COLUMNS)[number]>;
+
+const createOnFreeRequisite = preparedStatement('create_order_on_free_requisite', () => {
+  const { columns, list } = insertSelectTemplate(orders, OWN_ORDER_COLUMNS, {
+    requisiteId: sql`claimed.id`,
+    pdAddress: sql`claimed.address`,
+    pdBank: sql`claimed.bank`,
+    pdHolderName: sql`claimed.holder_name`,
+    pdEmv: sql`claimed.emv`,
+  });
+  // Only when asked (tryLockRub), and then without waiting (see insertPendingOrderOnFreeRequisite).
+  const gate = sql`(NOT ${sql.placeholder('tryLockRub')}::boolean OR pg_try_advisory_xact_lock_shared(${sql.raw(String(RUB_AMOUNTS_LOCK))}))`;
+  return sql`WITH claimed AS (${claimFreeRequisiteTemplate(gate)}),
+    inserted AS (INSERT INTO ${orders} ${columns} SELECT ${list} FROM claimed RETURNING *),
+    event AS (INSERT INTO ${orderEvents} (order_id, from_status, to_status, actor)
+      SELECT id, NULL, 'pending', ${sql.placeholder('actor')}::text FROM inserted)
+    SELECT * FROM inserted`;
+});
+
+/**
+ * One statement (one round trip, atomic on its own) that claims a free requisite for the order
+ * (claimFreeRequisiteTemplate), inserts the pending order on it and its first timeline event, as
+ * insertPendingOrder does. With `tryLockRub`, it goes ahead only if it gets the RUB amounts lock
+ * shared at once: a one-statement creation must never wait for that lock while holding a requisite
+ * row (a shifting order holding the lock may be waiting for that row: a deadlock). Returns
+ * undefined, having changed nothing, when nothing was claimed. Throws DuplicateOrderError for a
+ * taken order_id.
+ */
+export async function insertPendingOrderOnFreeRequisite(
+  ex: Executor,
+  row: OwnOrderColumns,
+  pick: PickInput,
+  options: { tryLockRub: boolean; actor: string },
+): Promise<OrderRow | undefined> {
+  try {
+    const [raw] = await createOnFreeRequisite(ex, {
+      ...encodedValues(orders, row),
+      ...pickValues(pick),
+      tryLockRub: options.tryLockRub,
+      actor: options.actor,
+    });
+    return raw ? typedRow(orders, raw) : undefined;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new DuplicateOrderError();
+    throw err;
+  }
+}
+
 export async function externalIdTaken(
   ex: Executor,
   merchantId: string,
@@ -54,18 +140,47 @@ export async function findOrderById(ex: Executor, id: string): Promise<OrderRow 
   return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1))[0];
 }
 
-export async function findOrderForUpdate(ex: Executor, id: string): Promise<OrderRow | undefined> {
-  return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1).for('update'))[0];
+/** An order with the status of its latest receipt (null when it has none), as merchants see it. */
+export type OrderWithReceipt = OrderRow & { receiptStatus: string | null };
+
+// The outer row spelled out: drizzle writes a single-table select's columns unqualified, and a bare
+// "id" inside the subquery would mean the receipt's.
+const latestReceiptStatus = sql<string | null>`(SELECT r.status FROM ${receipts} r
+  WHERE r.order_id = "orders"."id" ORDER BY r.created_at DESC LIMIT 1)`;
+
+/**
+ * The merchant read path's lookups, each one round trip and a named prepared statement (parsed and
+ * planned once per connection): an order with its latest receipt status by internal id, or by a
+ * merchant's external id. Bound to `db`, not usable inside a transaction.
+ */
+export function orderReads(db: Db) {
+  const columns = { ...getTableColumns(orders), receiptStatus: latestReceiptStatus };
+  const byId = db
+    .select(columns)
+    .from(orders)
+    .where(eq(orders.id, sql.placeholder('id')))
+    .limit(1)
+    .prepare('order_with_receipt_by_id');
+  const byExternalId = db
+    .select(columns)
+    .from(orders)
+    .where(
+      and(
+        eq(orders.merchantId, sql.placeholder('merchantId')),
+        eq(orders.externalId, sql.placeholder('externalId')),
+      ),
+    )
+    .limit(1)
+    .prepare('order_with_receipt_by_external_id');
+  return {
+    byId: async (id: string): Promise<OrderWithReceipt | undefined> => (await byId.execute({ id }))[0],
+    byExternalId: async (merchantId: string, externalId: string): Promise<OrderWithReceipt | undefined> =>
+      (await byExternalId.execute({ merchantId, externalId }))[0],
+  };
 }
 
-export async function findOrderByExternalId(ex: Executor, merchantId: string, externalId: string) {
-  return (
-    await ex
-      .select()
-      .from(orders)
-      .where(and(eq(orders.merchantId, merchantId), eq(orders.externalId, externalId)))
-      .limit(1)
-  )[0];
+export async function findOrderForUpdate(ex: Executor, id: string): Promise<OrderRow | undefined> {
+  return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1).for('update'))[0];
 }
 
 /**
@@ -87,9 +202,6 @@ export async function takenRubAmounts(ex: Executor, low: number, high: number, n
     );
   return rows.map((r) => r.amount);
 }
-
-/** Advisory lock key that serialises choices of RUB PAYIN payable amounts. */
-const RUB_AMOUNTS_LOCK = 727_401_002;
 
 /**
  * Takes the transaction-scoped lock over RUB PAYIN payable amounts: exclusive for an order that

@@ -26,15 +26,18 @@ import {
   DuplicateOrderError,
   expireDueOrders,
   externalIdTaken,
-  findOrderByExternalId,
   findOrderById,
   findOrderForUpdate,
   insertOrderEvent,
   insertPendingOrder,
+  insertPendingOrderOnFreeRequisite,
   listOrderEvents,
   listOrders,
   lockRubAmounts,
   type OrderFilter,
+  type OrderWithReceipt,
+  type OwnOrderColumns,
+  orderReads,
   takenRubAmounts,
 } from './orders-repository.js';
 import {
@@ -46,6 +49,17 @@ import {
   usdtFigures,
 } from './orders-rules.js';
 import { requisiteNeedFor } from './payment-types.js';
+
+/** The order columns copied from its requisite (payment details as they were at creation). */
+function requisiteColumns(r: RequisiteRow) {
+  return {
+    requisiteId: r.id,
+    pdAddress: r.address,
+    pdBank: r.bank,
+    pdHolderName: r.holderName,
+    pdEmv: r.emv,
+  };
+}
 
 /** Creation of the other modes, provided by their modules (crypto, payouts). */
 export interface ModeHandlers {
@@ -133,6 +147,7 @@ export function parseUtcDateTime(field: string, value: string): Date {
 export function createOrdersService(deps: OrdersServiceDeps) {
   const { database, clock, rates, lifecycle, publicBaseUrl } = deps;
   const db = database.db;
+  const reads = orderReads(db);
   const receiptStatusesOf = async (ids: string[]) =>
     deps.receiptStatuses ? deps.receiptStatuses(ids) : new Map<string, string>();
 
@@ -161,7 +176,6 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     const successCallbackUrl = callbackUrl(body.success_callback_url);
     const id = newInternalId();
     const externalId = typeof body.order_id === 'string' ? body.order_id : id;
-    if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
     const deviation = resolveDeviation(
       { amountUp: body.amountUp ?? undefined, amountDown: body.amountDown ?? undefined },
       { up: merchant.defaultAmountUp, down: merchant.defaultAmountDown },
@@ -171,65 +185,82 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     const feePercent = money(merchant.payinFeePercentByType[type] ?? merchant.payinFeePercent);
     const nowMs = clock.now();
     const now = new Date(nowMs);
+    const actor = `merchant:${merchant.id}`;
+    const shifting = currency === 'RUB' && deviation !== undefined && !usePool;
+    const pick = (payable: number) => ({ need, currency, amount: money(payable), now });
+    /** The order's own columns for a payable amount: fees are on what the payer actually pays. */
+    const orderColumns = (payable: number): OwnOrderColumns => {
+      const payableAmount = money(payable);
+      const fee = computeFee(payableAmount, feePercent);
+      const usdt = rate ? usdtFigures(payableAmount, fee, rate) : undefined;
+      return {
+        id,
+        merchantId: merchant.id,
+        externalId,
+        direction: 'PAYIN' as const,
+        type,
+        currency,
+        amount: String(usePool ? payable : amount),
+        payableAmount: String(payable),
+        feePercent: toDbAmount(feePercent),
+        fee: toDbAmount(fee),
+        amountAfterFee: toDbAmount(amountAfterFee('PAYIN', payableAmount, fee)),
+        convertToUsdt: rate !== undefined,
+        exchangeRate: rate ? toDbAmount(rate) : null,
+        usdtAmount: usdt ? toDbAmount(usdt.usdtAmount) : null,
+        usdtAmountAfterFee: usdt ? toDbAmount(usdt.usdtAmountAfterFee) : null,
+        status: 'pending' as const,
+        successCallbackUrl,
+        ...clientFields(body),
+        comment: body.comment ?? null,
+        expiresAt: new Date(nowMs + merchant.orderTtlSeconds * 1000),
+        createdAt: now,
+        updatedAt: now,
+      };
+    };
 
     try {
+      if (!usePool && !shifting) {
+        // The common case in one statement: a free requisite without limits, and for RUB the
+        // amounts lock shared if no shifting order holds it. Anything else takes the full path.
+        const created = await insertPendingOrderOnFreeRequisite(db, orderColumns(amount), pick(amount), {
+          tryLockRub: currency === 'RUB',
+          actor,
+        });
+        if (created) return createOrderAnswer(created, clock.now(), publicBaseUrl);
+      }
+      if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
       const order = await db.transaction(async (tx) => {
         let payable = amount;
-        let pooled: RequisiteRow | undefined;
         if (usePool) {
           if (!deps.takeOffer) throw new AppError('REQUISITES_NOT_FOUND');
           const taken = await deps.takeOffer(tx, String(body.requisiteId), type, id, merchant);
           payable = Number(taken.offer.amount);
-          pooled = taken.requisite;
-          if (pooled.currency !== currency) throw new AppError('REQUISITES_NOT_FOUND');
+          if (taken.requisite.currency !== currency) throw new AppError('REQUISITES_NOT_FOUND');
           checkLimits(merchant, type, payable);
+          if (currency === 'RUB') await lockRubAmounts(tx, false);
+          return insertPendingOrder(
+            tx,
+            { ...orderColumns(payable), ...requisiteColumns(taken.requisite) },
+            actor,
+          );
         }
         if (currency === 'RUB') {
-          await lockRubAmounts(tx, deviation !== undefined && !usePool);
-          if (deviation && !usePool) {
+          await lockRubAmounts(tx, shifting);
+          if (deviation && shifting) {
             const taken = await takenRubAmounts(tx, amount - deviation.down, amount + deviation.up, now);
             payable = disambiguateAmount(amount, deviation, new Set(taken.map(amountKey)));
           }
         }
-        const payableAmount = money(payable);
-        const requisite = pooled ?? (await takeRequisite(tx, { need, currency, amount: payableAmount, now }));
+        const claimed = await insertPendingOrderOnFreeRequisite(tx, orderColumns(payable), pick(payable), {
+          tryLockRub: false,
+          actor,
+        });
+        if (claimed) return claimed;
+        // Every candidate locked, or the next one has limits: wait for it / re-check its limits.
+        const requisite = await takeRequisite(tx, pick(payable));
         if (!requisite) throw new AppError('REQUISITES_NOT_FOUND');
-        const fee = computeFee(payableAmount, feePercent);
-        const usdt = rate ? usdtFigures(payableAmount, fee, rate) : undefined;
-        const inserted = await insertPendingOrder(
-          tx,
-          {
-            id,
-            merchantId: merchant.id,
-            externalId,
-            direction: 'PAYIN',
-            type,
-            currency,
-            amount: String(usePool ? payable : amount),
-            payableAmount: String(payable),
-            feePercent: toDbAmount(feePercent),
-            fee: toDbAmount(fee),
-            amountAfterFee: toDbAmount(amountAfterFee('PAYIN', payableAmount, fee)),
-            convertToUsdt: rate !== undefined,
-            exchangeRate: rate ? toDbAmount(rate) : null,
-            usdtAmount: usdt ? toDbAmount(usdt.usdtAmount) : null,
-            usdtAmountAfterFee: usdt ? toDbAmount(usdt.usdtAmountAfterFee) : null,
-            status: 'pending',
-            requisiteId: requisite.id,
-            pdAddress: requisite.address,
-            pdBank: requisite.bank,
-            pdHolderName: requisite.holderName,
-            pdEmv: requisite.emv,
-            successCallbackUrl,
-            ...clientFields(body),
-            comment: body.comment ?? null,
-            expiresAt: new Date(nowMs + merchant.orderTtlSeconds * 1000),
-            createdAt: now,
-            updatedAt: now,
-          },
-          `merchant:${merchant.id}`,
-        );
-        return inserted;
+        return insertPendingOrder(tx, { ...orderColumns(payable), ...requisiteColumns(requisite) }, actor);
       });
       return createOrderAnswer(order, clock.now(), publicBaseUrl);
     } catch (err) {
@@ -242,17 +273,17 @@ export function createOrdersService(deps: OrdersServiceDeps) {
    * Finds a merchant's order by internal or external id (decisions.md section 1): another merchant's
    * internal id is ORDER_FORBIDDEN, an unknown id ORDER_NOT_FOUND.
    */
-  async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderRow> {
+  async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderWithReceipt> {
     // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
     if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
     if (isInternalId(id)) {
-      const byInternal = await findOrderById(db, id);
+      const byInternal = await reads.byId(id);
       if (byInternal) {
         if (byInternal.merchantId !== merchant.id) throw new AppError('ORDER_FORBIDDEN');
         return byInternal;
       }
     }
-    const byExternal = await findOrderByExternalId(db, merchant.id, id);
+    const byExternal = await reads.byExternalId(merchant.id, id);
     if (!byExternal) throw new AppError('ORDER_NOT_FOUND');
     return byExternal;
   }
@@ -292,8 +323,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     /** `GET /merchant/order/{id}` payload. */
     async getOrder(merchant: MerchantRow, id: string) {
       const order = await findOwnOrder(merchant, id);
-      const statuses = await receiptStatusesOf([order.id]);
-      return orderInfo(order, clock.now(), publicBaseUrl, statuses.get(order.id) ?? null);
+      return orderInfo(order, clock.now(), publicBaseUrl, order.receiptStatus);
     },
 
     /** `GET /merchant/orders` payload `{total, page, size, orders}`, newest first. */

@@ -1,5 +1,6 @@
 import type { Decimal } from 'decimal.js';
-import { and, asc, eq, inArray, isNull, notInArray, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, notInArray, or, type SQL, sql } from 'drizzle-orm';
+import { QueryBuilder } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../db/database.js';
 import { orders, requisites } from '../../db/schema.js';
 import { toDbAmount } from '../../lib/money.js';
@@ -16,14 +17,17 @@ export function utcDayStart(now: Date): Date {
 /** The outer requisite row, spelled out: inside a subquery over `orders o` a bare "id" would mean o.id. */
 const outerId = sql.raw('"requisites"."id"');
 
+/** Least recently assigned first, then by id so that ties are broken the same way everywhere. */
+const LRU_ORDER = [sql`${requisites.lastAssignedAt} ASC NULLS FIRST`, asc(requisites.id)] as const;
+
 /** Pending orders on the requisite. */
 const activeCount = sql<number>`(SELECT count(*) FROM ${orders} o WHERE o.requisite_id = ${outerId} AND o.status = 'pending')`;
 
 /** Today's turnover: pending amounts plus amounts confirmed since the UTC day start. */
-function turnover(dayStart: Date): SQL<string> {
+function turnover(dayStart: SQL): SQL<string> {
   return sql<string>`(SELECT coalesce(sum(o.payable_amount), 0) FROM ${orders} o
     WHERE o.requisite_id = ${outerId}
-      AND (o.status = 'pending' OR (o.status = 'success' AND o.finished_at >= ${dayStart.toISOString()}::timestamptz)))`;
+      AND (o.status = 'pending' OR (o.status = 'success' AND o.finished_at >= ${dayStart})))`;
 }
 
 export interface PickInput {
@@ -34,21 +38,56 @@ export interface PickInput {
   now: Date;
 }
 
-function eligibility(input: PickInput, exclude: string[]): SQL | undefined {
-  const amount = toDbAmount(input.amount);
+/** What eligibility compares with, as SQL: parameters of one request, or placeholders. */
+interface PickOperands {
+  currency: SQL;
+  /** Comma-separated requisite kinds. */
+  kinds: SQL;
+  /** The bank a same-bank type needs, or NULL. */
+  bankCode: SQL;
+  amount: SQL;
+  dayStart: SQL;
+}
+
+/** Placeholder values of claimFreeRequisiteTemplate for one order. */
+export function pickValues(input: PickInput): Record<string, unknown> {
+  return {
+    pickCurrency: input.currency,
+    pickKinds: input.need.kinds.join(','),
+    pickBankCode: input.need.bankCode ?? null,
+    pickAmount: toDbAmount(input.amount),
+    pickDayStart: utcDayStart(input.now).toISOString(),
+    pickNow: input.now.toISOString(),
+  };
+}
+
+function operandsOf(values: Record<string, unknown> | undefined): PickOperands {
+  const v = (name: string) => (values ? sql`${values[name]}` : sql.placeholder(name));
+  return {
+    currency: sql`${v('pickCurrency')}::text`,
+    kinds: sql`string_to_array(${v('pickKinds')}::text, ',')`,
+    bankCode: sql`${v('pickBankCode')}::text`,
+    amount: sql`${v('pickAmount')}::numeric`,
+    dayStart: sql`${v('pickDayStart')}::timestamptz`,
+  };
+}
+
+/**
+ * Which requisites may serve an order (decisions.md section 7): enabled, same currency, a kind that
+ * fits the type, at the bank a same-bank type needs, the amount within min/max, room under max
+ * active orders and the daily turnover limit; `exclude` aside.
+ */
+function eligibility(o: PickOperands, exclude: string[] = []): SQL | undefined {
   return and(
     eq(requisites.enabled, true),
-    eq(requisites.currency, input.currency),
-    inArray(requisites.kind, input.need.kinds),
-    input.need.bankCode ? eq(requisites.bankCode, input.need.bankCode) : undefined,
-    or(isNull(requisites.minAmount), sql`${requisites.minAmount} <= ${amount}::numeric`),
-    or(isNull(requisites.maxAmount), sql`${requisites.maxAmount} >= ${amount}::numeric`),
+    sql`${requisites.currency} = ${o.currency}`,
+    sql`${requisites.kind} = ANY(${o.kinds})`,
+    sql`(${o.bankCode} IS NULL OR ${requisites.bankCode} = ${o.bankCode})`,
+    or(isNull(requisites.minAmount), sql`${requisites.minAmount} <= ${o.amount}`),
+    or(isNull(requisites.maxAmount), sql`${requisites.maxAmount} >= ${o.amount}`),
     exclude.length > 0 ? notInArray(requisites.id, exclude) : undefined,
     or(isNull(requisites.maxActiveOrders), sql`${activeCount} < ${requisites.maxActiveOrders}`),
-    or(
-      isNull(requisites.dailyLimit),
-      sql`${turnover(utcDayStart(input.now))} + ${amount}::numeric <= ${requisites.dailyLimit}`,
-    ),
+    or(isNull(requisites.dailyLimit), sql`${turnover(o.dayStart)} + ${o.amount} <= ${requisites.dailyLimit}`),
   );
 }
 
@@ -57,7 +96,7 @@ async function withinLimits(ex: Executor, id: string, input: PickInput): Promise
   const rows = await ex
     .select({ id: requisites.id })
     .from(requisites)
-    .where(and(eq(requisites.id, id), eligibility(input, [])));
+    .where(and(eq(requisites.id, id), eligibility(operandsOf(pickValues(input)))));
   return rows.length > 0;
 }
 
@@ -75,8 +114,8 @@ export async function takeRequisite(ex: Executor, input: PickInput): Promise<Req
       ex
         .select()
         .from(requisites)
-        .where(eligibility(input, rejected))
-        .orderBy(sql`${requisites.lastAssignedAt} ASC NULLS FIRST`, asc(requisites.id))
+        .where(eligibility(operandsOf(pickValues(input)), rejected))
+        .orderBy(...LRU_ORDER)
         .limit(1);
     let row = (await query().for('update', { skipLocked: true }))[0];
     if (!row) row = (await query().for('update'))[0];
@@ -92,6 +131,28 @@ export async function takeRequisite(ex: Executor, input: PickInput): Promise<Req
     return row;
   }
   return undefined;
+}
+
+/**
+ * SQL of an `UPDATE requisites ... RETURNING` that claims, in one statement, what takeRequisite
+ * takes in several: the least recently assigned eligible requisite not locked by another
+ * transaction (FOR UPDATE SKIP LOCKED, so it never waits), marked assigned at the `pickNow`
+ * placeholder. It claims nothing when that requisite has a max-active-orders or daily limit (those
+ * need takeRequisite's re-check with a fresh snapshot, which one statement cannot take), when every
+ * candidate is locked, or when `gate` (a boolean SQL expression, e.g. a try-lock) is false.
+ * Placeholders: those of pickValues. Returns the columns `id, address, bank, holder_name, emv`.
+ */
+export function claimFreeRequisiteTemplate(gate: SQL): SQL {
+  const pick = new QueryBuilder()
+    .select({ id: requisites.id })
+    .from(requisites)
+    .where(eligibility(operandsOf(undefined)))
+    .orderBy(...LRU_ORDER)
+    .limit(1)
+    .for('update', { skipLocked: true });
+  return sql`UPDATE ${requisites} SET last_assigned_at = ${sql.placeholder('pickNow')}::timestamptz
+    WHERE id = (${pick}) AND max_active_orders IS NULL AND daily_limit IS NULL AND ${gate}
+    RETURNING id, address, bank, holder_name, emv`;
 }
 
 export async function insertRequisite(ex: Executor, row: NewRequisiteRow): Promise<RequisiteRow> {
@@ -122,7 +183,11 @@ export async function updateRequisite(
 /** All requisites with their active order count and today's turnover, for operators. */
 export async function listRequisitesWithLoad(ex: Executor, now: Date) {
   return ex
-    .select({ requisite: requisites, activeOrders: activeCount, todayTurnover: turnover(utcDayStart(now)) })
+    .select({
+      requisite: requisites,
+      activeOrders: activeCount,
+      todayTurnover: turnover(sql`${utcDayStart(now).toISOString()}::timestamptz`),
+    })
     .from(requisites)
     .orderBy(requisites.createdAt);
 }

@@ -83,7 +83,9 @@ export const requisites = pgTable(
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  (t) => [index('requisites_pick_idx').on(t.currency, t.kind, t.lastAssignedAt)],
+  // Equality on currency and kind, then the LRU order of the pick (decisions.md section 7), so a
+  // one-kind pick reads the first unlocked entry instead of sorting the pool.
+  (t) => [index('requisites_pick_idx').on(t.currency, t.kind, t.lastAssignedAt.asc().nullsFirst(), t.id)],
 );
 
 export const orders = pgTable(

@@ -2,11 +2,7 @@ import { and, between, count, desc, eq, getTableColumns, gt, gte, lt, type SQL, 
 import type { Db, Executor } from '../../db/database.js';
 import { orderEvents, orders, receipts } from '../../db/schema.js';
 import { encodedValues, insertSelectTemplate, preparedStatement, typedRow } from '../../db/statements.js';
-import {
-  claimFreeRequisiteTemplate,
-  type PickInput,
-  pickValues,
-} from '../requisites/requisites-repository.js';
+import { claimFreeRequisiteCtes, type PickInput, pickValues } from '../requisites/requisites-repository.js';
 import type { OrderRow } from './order-view.js';
 
 export type NewOrderRow = typeof orders.$inferInsert;
@@ -77,7 +73,7 @@ export const OWN_ORDER_COLUMNS = [
 
 export type OwnOrderColumns = Pick<NewOrderRow, (typeof OWN_ORDER_COLUMNS)[number]>;
 
-const createOnFreeRequisite = preparedStatement('create_order_on_free_requisite', () => {
+function createOnFreeRequisiteSql(singleKind: boolean): SQL {
   const { columns, list } = insertSelectTemplate(orders, OWN_ORDER_COLUMNS, {
     requisiteId: sql`claimed.id`,
     pdAddress: sql`claimed.address`,
@@ -87,12 +83,17 @@ const createOnFreeRequisite = preparedStatement('create_order_on_free_requisite'
   });
   // Only when asked (tryLockRub), and then without waiting (see insertPendingOrderOnFreeRequisite).
   const gate = sql`(NOT ${sql.placeholder('tryLockRub')}::boolean OR pg_try_advisory_xact_lock_shared(${sql.raw(String(RUB_AMOUNTS_LOCK))}))`;
-  return sql`WITH claimed AS (${claimFreeRequisiteTemplate(gate)}),
+  return sql`WITH ${claimFreeRequisiteCtes(gate, singleKind)},
     inserted AS (INSERT INTO ${orders} ${columns} SELECT ${list} FROM claimed RETURNING *),
     event AS (INSERT INTO ${orderEvents} (order_id, from_status, to_status, actor)
       SELECT id, NULL, 'pending', ${sql.placeholder('actor')}::text FROM inserted)
     SELECT * FROM inserted`;
-});
+}
+
+const createOnFreeRequisite = {
+  singleKind: preparedStatement('create_order_on_free_requisite_1', () => createOnFreeRequisiteSql(true)),
+  severalKinds: preparedStatement('create_order_on_free_requisite_n', () => createOnFreeRequisiteSql(false)),
+};
 
 /**
  * One statement (one round trip, atomic on its own) that claims a free requisite for the order
@@ -110,7 +111,9 @@ export async function insertPendingOrderOnFreeRequisite(
   options: { tryLockRub: boolean; actor: string },
 ): Promise<OrderRow | undefined> {
   try {
-    const [raw] = await createOnFreeRequisite(ex, {
+    const statement =
+      pick.need.kinds.length === 1 ? createOnFreeRequisite.singleKind : createOnFreeRequisite.severalKinds;
+    const [raw] = await statement(ex, {
       ...encodedValues(orders, row),
       ...pickValues(pick),
       tryLockRub: options.tryLockRub,

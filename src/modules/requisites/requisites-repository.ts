@@ -41,8 +41,9 @@ export interface PickInput {
 /** What eligibility compares with, as SQL: parameters of one request, or placeholders. */
 interface PickOperands {
   currency: SQL;
-  /** Comma-separated requisite kinds. */
-  kinds: SQL;
+  /** The kind condition: `kind = <one>` when the type needs one kind (the pick index then gives
+   * the LRU order without a sort), else `kind = ANY(<comma-separated kinds>)`. */
+  kind: SQL;
   /** The bank a same-bank type needs, or NULL. */
   bankCode: SQL;
   amount: SQL;
@@ -61,11 +62,13 @@ export function pickValues(input: PickInput): Record<string, unknown> {
   };
 }
 
-function operandsOf(values: Record<string, unknown> | undefined): PickOperands {
+function operandsOf(values: Record<string, unknown> | undefined, singleKind: boolean): PickOperands {
   const v = (name: string) => (values ? sql`${values[name]}` : sql.placeholder(name));
   return {
     currency: sql`${v('pickCurrency')}::text`,
-    kinds: sql`string_to_array(${v('pickKinds')}::text, ',')`,
+    kind: singleKind
+      ? sql`${requisites.kind} = ${v('pickKinds')}::text`
+      : sql`${requisites.kind} = ANY(string_to_array(${v('pickKinds')}::text, ','))`,
     bankCode: sql`${v('pickBankCode')}::text`,
     amount: sql`${v('pickAmount')}::numeric`,
     dayStart: sql`${v('pickDayStart')}::timestamptz`,
@@ -81,7 +84,7 @@ function eligibility(o: PickOperands, exclude: string[] = []): SQL | undefined {
   return and(
     eq(requisites.enabled, true),
     sql`${requisites.currency} = ${o.currency}`,
-    sql`${requisites.kind} = ANY(${o.kinds})`,
+    o.kind,
     sql`(${o.bankCode} IS NULL OR ${requisites.bankCode} = ${o.bankCode})`,
     or(isNull(requisites.minAmount), sql`${requisites.minAmount} <= ${o.amount}`),
     or(isNull(requisites.maxAmount), sql`${requisites.maxAmount} >= ${o.amount}`),
@@ -96,7 +99,9 @@ async function withinLimits(ex: Executor, id: string, input: PickInput): Promise
   const rows = await ex
     .select({ id: requisites.id })
     .from(requisites)
-    .where(and(eq(requisites.id, id), eligibility(operandsOf(pickValues(input)))));
+    .where(
+      and(eq(requisites.id, id), eligibility(operandsOf(pickValues(input), input.need.kinds.length === 1))),
+    );
   return rows.length > 0;
 }
 
@@ -114,7 +119,7 @@ export async function takeRequisite(ex: Executor, input: PickInput): Promise<Req
       ex
         .select()
         .from(requisites)
-        .where(eligibility(operandsOf(pickValues(input)), rejected))
+        .where(eligibility(operandsOf(pickValues(input), input.need.kinds.length === 1), rejected))
         .orderBy(...LRU_ORDER)
         .limit(1);
     let row = (await query().for('update', { skipLocked: true }))[0];
@@ -134,25 +139,29 @@ export async function takeRequisite(ex: Executor, input: PickInput): Promise<Req
 }
 
 /**
- * SQL of an `UPDATE requisites ... RETURNING` that claims, in one statement, what takeRequisite
- * takes in several: the least recently assigned eligible requisite not locked by another
- * transaction (FOR UPDATE SKIP LOCKED, so it never waits), marked assigned at the `pickNow`
- * placeholder. It claims nothing when that requisite has a max-active-orders or daily limit (those
- * need takeRequisite's re-check with a fresh snapshot, which one statement cannot take), when every
- * candidate is locked, or when `gate` (a boolean SQL expression, e.g. a try-lock) is false.
- * Placeholders: those of pickValues. Returns the columns `id, address, bank, holder_name, emv`.
+ * SQL that claims, in one statement, what takeRequisite takes in several: the least recently
+ * assigned eligible requisite not locked by another transaction (FOR UPDATE SKIP LOCKED, so it
+ * never waits), marked assigned at the `pickNow` placeholder. Two CTEs to put before a statement
+ * that uses `claimed` (columns `id, address, bank, holder_name, emv`). Claims nothing when that
+ * requisite has a max-active-orders or daily limit (those need takeRequisite's re-check with a
+ * fresh snapshot, which one statement cannot take), when every candidate is locked, or when `gate`
+ * (a boolean SQL expression, e.g. a try-lock) is false. Placeholders: those of pickValues;
+ * `singleKind` must say whether the type needs one requisite kind.
  */
-export function claimFreeRequisiteTemplate(gate: SQL): SQL {
+export function claimFreeRequisiteCtes(gate: SQL, singleKind: boolean): SQL {
   const pick = new QueryBuilder()
     .select({ id: requisites.id })
     .from(requisites)
-    .where(eligibility(operandsOf(undefined)))
+    .where(eligibility(operandsOf(undefined, singleKind)))
     .orderBy(...LRU_ORDER)
     .limit(1)
     .for('update', { skipLocked: true });
-  return sql`UPDATE ${requisites} SET last_assigned_at = ${sql.placeholder('pickNow')}::timestamptz
-    WHERE id = (${pick}) AND max_active_orders IS NULL AND daily_limit IS NULL AND ${gate}
-    RETURNING id, address, bank, holder_name, emv`;
+  // A join with the locked pick, not `id = (subquery)`: measured here, the subquery form claimed
+  // nothing in about 3 % of statements under 64 concurrent orders; the join never did.
+  return sql`pick AS (${pick}),
+    claimed AS (UPDATE ${requisites} r SET last_assigned_at = ${sql.placeholder('pickNow')}::timestamptz
+      FROM pick WHERE r.id = pick.id AND r.max_active_orders IS NULL AND r.daily_limit IS NULL AND ${gate}
+      RETURNING r.id, r.address, r.bank, r.holder_name, r.emv)`;
 }
 
 export async function insertRequisite(ex: Executor, row: NewRequisiteRow): Promise<RequisiteRow> {

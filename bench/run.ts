@@ -61,8 +61,8 @@ async function waitReady(url: string, t0: number): Promise<number> {
 async function startService(env: Record<string, string>) {
   const port = await freePort();
   const t0 = Date.now();
-  // The production way: the compiled service (npm run build), not the TypeScript loader.
-  const child = spawn(process.execPath, ['dist/main.js'], {
+  // The production way (README "Deployment"): the compiled service with its heap cap.
+  const child = spawn(process.execPath, ['--max-old-space-size=160', 'dist/main.js'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',

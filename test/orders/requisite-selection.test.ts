@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { addRequisite, createMerchant, createOrder, type TestMerchant } from '../helpers/merchant-client.js';
 
-describe('requisite selection: least recently assigned first (TJS, KGS and UZS pools of this file)', () => {
+describe('requisite selection: least recently assigned first (TJS, KGS and KRW pools of this file)', () => {
   let t: TestApp;
   let merchant: TestMerchant;
   const take = async (currency: string, type: string): Promise<string> => {
@@ -18,7 +18,7 @@ describe('requisite selection: least recently assigned first (TJS, KGS and UZS p
 
   before(async () => {
     t = await startTestApp();
-    merchant = await createMerchant(t.app, { currencies: ['TJS', 'KGS', 'UZS'] });
+    merchant = await createMerchant(t.app, { currencies: ['TJS', 'KGS', 'KRW'] });
   });
   after(() => t.close());
 
@@ -45,11 +45,11 @@ describe('requisite selection: least recently assigned first (TJS, KGS and UZS p
   });
 
   it('a limited requisite is still taken in its turn, and skipped once at its limit', async () => {
-    const limited = await addRequisite(t.app, { kind: 'phone', currency: 'UZS', max_active_orders: 1 });
-    const free = await addRequisite(t.app, { kind: 'phone', currency: 'UZS' });
-    const first = [await take('UZS', 'sim'), await take('UZS', 'sim')];
+    const limited = await addRequisite(t.app, { kind: 'phone', currency: 'KRW', max_active_orders: 1 });
+    const free = await addRequisite(t.app, { kind: 'phone', currency: 'KRW' });
+    const first = [await take('KRW', 'sim'), await take('KRW', 'sim')];
     assert.deepEqual(new Set(first), new Set([limited.address, free.address]), JSON.stringify(first));
     // The limited one has its one active order: every later order goes to the other.
-    for (let i = 0; i < 3; i++) assert.equal(await take('UZS', 'sim'), free.address);
+    for (let i = 0; i < 3; i++) assert.equal(await take('KRW', 'sim'), free.address);
   });
 });

@@ -7,7 +7,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyServerO
 import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import { CACHE_CHANNEL, type Database } from './db/database.js';
-import { errorBody, registerErrorHandler } from './http/error-handler.js';
+import { errorBody, plainErrorPage, registerErrorHandler } from './http/error-handler.js';
 import { registerJsonBody } from './http/json-body.js';
 import { openApiOptions } from './http/openapi.js';
 import type { App } from './http/schemas.js';
@@ -78,7 +78,12 @@ export function createServices(deps: {
   const { config, database, clock } = deps;
   const metrics = createMetrics(database);
   const secretBox = createSecretBox(config.secretKey);
-  const merchants = createMerchantsService({ database, secretBox, clock });
+  const merchants = createMerchantsService({
+    database,
+    secretBox,
+    clock,
+    maxAmountDeviation: config.maxAmountDeviation,
+  });
   const banks = createBanksService({ database });
   const rates = createRatesService({ database, clock, maxAgeSeconds: config.rateMaxAgeSeconds });
   const ledger = createLedgerService({ database });
@@ -101,9 +106,17 @@ export function createServices(deps: {
   const lifecycle = createOrderLifecycle([webhooks.enqueueOnSuccess], (order, status) =>
     metrics.orderFinished(order.type, order.direction, status),
   );
-  const crypto = createCryptoService({ database, clock, rates, lifecycle });
+  const outboundAllowlist = config.outboundAllowlist;
+  const crypto = createCryptoService({
+    database,
+    clock,
+    rates,
+    lifecycle,
+    outboundAllowlist,
+    manualCreditMaxRatio: config.manualCreditMaxRatio,
+  });
   const pool = createPoolService({ database, clock, lifecycle });
-  const payouts = createPayoutsService({ database, clock, banks });
+  const payouts = createPayoutsService({ database, clock, banks, outboundAllowlist });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
   redis?.on('error', (err) =>
     deps.log?.warn({ err: { message: err.message } }, 'redis unavailable: rate limits per process'),
@@ -125,6 +138,8 @@ export function createServices(deps: {
     rates,
     lifecycle,
     publicBaseUrl: config.publicBaseUrl,
+    outboundAllowlist,
+    maxAmountDeviation: config.maxAmountDeviation,
     modes: {
       crypto: crypto.createPayin,
       confirmCrypto: crypto.operatorConfirm,
@@ -217,7 +232,13 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
       reply.header('x-request-id', request.id);
       const code = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'VALIDATION_ERROR' : 'NOT_FOUND';
       const body = errorBody(code);
-      void (reply as unknown as FastifyReply).status(body.status).send(body);
+      const r = reply as unknown as FastifyReply;
+      // The pages (console, form) answer pages, the API its envelope.
+      if (/^\/(backoffice|form)(\/|$)/.test(request.url)) {
+        void r.status(body.status).type('text/html; charset=utf-8').send(plainErrorPage(code));
+      } else {
+        void r.status(body.status).send(body);
+      }
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
 
@@ -304,7 +325,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   const loginLimits = createRateLimits({ enabled: true });
   backofficeRoutes(app, {
     services,
-    loginLimit: loginLimits.hook('backoffice-login', () => RATE_RULES.login),
+    loginThrottle: loginLimits.failures('backoffice-login', RATE_RULES.login),
   });
 
   await app.register(async (admin: App) => {

@@ -45,6 +45,8 @@ const EnvSchema = Type.Object({
   TRUST_PROXY: Type.String({ default: 'false' }),
   REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
   REQUISITE_EXPIRED_STREAK: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+  MAX_AMOUNT_DEVIATION: Type.Integer({ minimum: 0, maximum: 100_000, default: 1000 }),
+  MANUAL_CREDIT_MAX_RATIO: Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,4})?$', default: '1.0' }),
   FORM_FRAME_ANCESTORS: Type.String({
     default: "'none'",
     pattern: "^('none'|'self'|https://[^\\s;,]+)( ('self'|https://[^\\s;,]+))*$",
@@ -98,6 +100,16 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** A requisite whose last N orders all expired unpaid is disabled automatically (issue 9). */
   readonly requisiteExpiredStreak: number;
+  /**
+   * Largest `amountUp` / `amountDown` (and merchant default), in rubles: bounds the disambiguation
+   * window searched under the amounts lock (issue 17 item 4).
+   */
+  readonly maxAmountDeviation: number;
+  /**
+   * A manual credit (operator confirmation, late payment, assigned transaction) may credit at most
+   * `cryptoAmount` times this; above it only an admin with a reason (issue 17 item 1). Decimal text.
+   */
+  readonly manualCreditMaxRatio: string;
   /** CSP `frame-ancestors` of the payment form: `'none'`, or the merchant origins that may embed it. */
   readonly formFrameAncestors: string;
   /** When set, receipts are kept in this S3-compatible bucket instead of `receiptsDir`. */
@@ -171,7 +183,7 @@ function embeddedSecrets(dataDir: string): { secrets: StoredSecrets; generated: 
     const stored = JSON.parse(readFileSync(file, 'utf8')) as StoredSecrets;
     return { secrets: stored, generated: false };
   }
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const secrets = { adminToken: randomToken(32), secretKey: randomToken(32) };
   writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
   return { secrets, generated: true };
@@ -233,6 +245,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     receiptsDir: resolve(e.RECEIPTS_DIR ?? join(dataDir, 'receipts')),
     formFrameAncestors: e.FORM_FRAME_ANCESTORS,
     requisiteExpiredStreak: e.REQUISITE_EXPIRED_STREAK,
+    maxAmountDeviation: e.MAX_AMOUNT_DEVIATION,
+    manualCreditMaxRatio: e.MANUAL_CREDIT_MAX_RATIO,
     metricsToken: e.METRICS_TOKEN,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     redisUrl: e.REDIS_URL,

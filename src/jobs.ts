@@ -2,12 +2,16 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './app.js';
 import type { Config } from './config.js';
 import { type PeriodicJob, startPeriodic } from './lib/periodic.js';
+import { makePrivateDir } from './lib/private-dir.js';
 import { fetchProviderRates } from './modules/rates/rates-provider.js';
+
+/** Spool files older than this are left-overs: an upload or download takes at most a minute. */
+const SPOOL_MAX_AGE_MS = 3600_000;
 
 /**
  * Starts the background jobs of a process: the expiry sweeper (decisions.md section 5: pending PAYIN
  * orders expire within 5 s of the deadline), the webhook dispatcher (decisions.md section 11), the
- * crypto amount filler and, when configured, the rates provider refresh.
+ * crypto amount filler, the receipt spool sweep and, when configured, the rates provider refresh.
  * Safe to run in several processes at once.
  */
 export function startJobs(
@@ -33,6 +37,29 @@ export function startJobs(
       (err) => log.warn({ err }, 'crypto amount fill failed'),
     ),
   ];
+  // Spool files a crash left between receiving an upload and keeping or discarding it (issue 17
+  // item 6): at start and every 10 minutes, those older than an hour (uploads in flight are younger).
+  jobs.push(
+    startPeriodic(
+      async () => {
+        const removed = await services.receipts.sweepSpool(SPOOL_MAX_AGE_MS);
+        if (removed > 0) log.info({ removed }, 'left-over receipt spool files removed');
+      },
+      10 * 60_000,
+      (err) => log.warn({ err: { message: (err as Error).message } }, 'receipt spool sweep failed'),
+    ),
+  );
+  // The embedded database's new files come with mode 0666 (PGlite ignores the umask): keep every
+  // file 0600 (issue 17 item 16); DATA_DIR is 0700, so none is reachable by others in between.
+  if (services.database.directory) {
+    jobs.push(
+      startPeriodic(
+        () => makePrivateDir(config.dataDir),
+        10 * 60_000,
+        (err) => log.warn({ err: { message: (err as Error).message } }, 'data directory permissions'),
+      ),
+    );
+  }
   const providerUrl = config.ratesProviderUrl;
   if (providerUrl) {
     jobs.push(

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { startJobs } from './jobs.js';
 import { DirectoryLockedError } from './lib/directory-lock.js';
+import { makePrivateDir } from './lib/private-dir.js';
 
 function banner(lines: string[]): void {
   process.stdout.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
@@ -11,12 +12,17 @@ function banner(lines: string[]): void {
 /** Starts the service: config, database (migrations), HTTP server, background jobs, signal handling. */
 async function main(): Promise<void> {
   const startedAt = Date.now();
+  // Everything this process writes (embedded database, receipts, secrets) is its user's alone.
+  process.umask(0o077);
   const config = loadConfig();
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.databaseUrl ? undefined : config.dataDir,
     poolSize: config.dbPoolSize,
   });
+  // PGlite (emscripten) gives its files mode 0666 whatever the umask: tighten them once it has
+  // opened and migrated; DATA_DIR itself is 0700, so nothing in it is reachable by others meanwhile.
+  if (database.directory) await makePrivateDir(config.dataDir);
   const { app, services } = await buildApp({ config, database, logger: loggerOptions(config.logLevel) });
   await app.listen({ host: config.host, port: config.port });
   const jobs = config.runJobs ? startJobs(services, config, app.log) : undefined;

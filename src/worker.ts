@@ -11,6 +11,8 @@ import { openReceiptStorage } from './modules/receipts/receipt-storage.js';
  * on the configured PostgreSQL, beside API processes started with RUN_JOBS=false. Any number may run.
  */
 async function main(): Promise<void> {
+  // Receipt spool files this process writes are its user's alone.
+  process.umask(0o077);
   const config = loadConfig();
   if (!config.databaseUrl) {
     throw new ConfigError(

@@ -29,17 +29,35 @@ Operators (back office accounts)
 Orders
   orders [--merchant id] [--status pending|success|error]
   order show <id> | order confirm <id> [--reason "..."] | order cancel <id> --reason "..."
+                  <id>: our internal id (lux...) or the merchant's order_id; add --merchant <id>
+                  when that order_id is used by several merchants
 
 Environment: ADMIN_URL (default http://$HOST:$PORT or http://127.0.0.1:3000), ADMIN_TOKEN
 (default: read from $DATA_DIR/secrets.json, DATA_DIR defaulting to ./data).`;
 
+/**
+ * The admin token: ADMIN_TOKEN, else the one the embedded default generated in DATA_DIR/secrets.json.
+ * Throws a message that says which is missing and how to fix it (issue 17 item 17).
+ */
 function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const file = join(resolve(process.env.DATA_DIR ?? './data'), 'secrets.json');
-  if (existsSync(file)) return (JSON.parse(readFileSync(file, 'utf8')) as { adminToken: string }).adminToken;
-  throw new Error(
-    `No ADMIN_TOKEN set and no ${file}: start the service once (npm start) or set ADMIN_TOKEN.`,
-  );
+  const dir = resolve(process.env.DATA_DIR ?? './data');
+  const file = join(dir, 'secrets.json');
+  if (!existsSync(file)) {
+    throw new Error(
+      `No admin token: ADMIN_TOKEN is not set and ${file} does not exist.\n` +
+        '  - On the embedded database, start the service once (npm start) from this directory, or set\n' +
+        `    DATA_DIR to the directory the service uses (now ${dir}).\n` +
+        '  - With DATABASE_URL, set ADMIN_TOKEN to the token the service was started with.',
+    );
+  }
+  try {
+    const token = (JSON.parse(readFileSync(file, 'utf8')) as { adminToken?: unknown }).adminToken;
+    if (typeof token === 'string' && token) return token;
+  } catch (err) {
+    throw new Error(`Cannot read the admin token from ${file}: ${(err as Error).message}`);
+  }
+  throw new Error(`${file} holds no adminToken: set ADMIN_TOKEN.`);
 }
 
 function baseUrl(): string {
@@ -50,12 +68,14 @@ function baseUrl(): string {
 
 async function call(method: string, path: string, body?: unknown): Promise<unknown> {
   const url = `${baseUrl()}${path}`;
+  // Read before connecting: a missing token is its own problem, not an unreachable service.
+  const token = adminToken();
   let res: Response;
   try {
     res = await fetch(url, {
       method,
       headers: {
-        authorization: `Bearer ${adminToken()}`,
+        authorization: `Bearer ${token}`,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -91,6 +111,28 @@ const int = (v: string | undefined) => (v === undefined ? undefined : Number.par
 function need(value: string | undefined, what: string): string {
   if (!value) throw new Error(`Missing ${what}.\n\n${USAGE}`);
   return value;
+}
+
+const INTERNAL_ID = /^lux[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The path segment of an order named by its internal id, or by a merchant's order_id where that is
+ * unambiguous: one order with it (of `--merchant` when given). Throws a message otherwise.
+ */
+async function orderPath(id: string, merchant: string | undefined): Promise<string> {
+  if (INTERNAL_ID.test(id) && !merchant) return encodeURIComponent(id);
+  const q = new URLSearchParams({ order_id: id, size: '2' });
+  if (merchant) q.set('merchant_id', merchant);
+  const found = (await call('GET', `/admin/orders?${q}`)) as { total: number; orders: Array<{ id: string }> };
+  const only = found.orders[0];
+  if (found.total === 1 && only) return encodeURIComponent(only.id);
+  if (found.total === 0) {
+    if (INTERNAL_ID.test(id)) return encodeURIComponent(id);
+    throw new Error(`No order with order_id "${id}"${merchant ? ` for merchant ${merchant}` : ''}.`);
+  }
+  throw new Error(
+    `${found.total} orders have order_id "${id}" (one per merchant): add --merchant <merchant_id>.`,
+  );
 }
 
 /** Runs one CLI command; returns what to print. */
@@ -206,15 +248,15 @@ export async function run(argv: string[]): Promise<unknown> {
         name: need(o.name, '--name'),
       });
     case 'order show':
-      return call('GET', `/admin/orders/${encodeURIComponent(need(id, 'order id'))}`);
+      return call('GET', `/admin/orders/${await orderPath(need(id, 'order id'), o.merchant)}`);
     case 'order confirm':
       return call(
         'POST',
-        `/admin/orders/${encodeURIComponent(need(id, 'order id'))}/confirm`,
+        `/admin/orders/${await orderPath(need(id, 'order id'), o.merchant)}/confirm`,
         o.reason ? { reason: o.reason } : {},
       );
     case 'order cancel':
-      return call('POST', `/admin/orders/${encodeURIComponent(need(id, 'order id'))}/cancel`, {
+      return call('POST', `/admin/orders/${await orderPath(need(id, 'order id'), o.merchant)}/cancel`, {
         reason: need(o.reason, '--reason'),
       });
   }

@@ -23,6 +23,8 @@ export type Executor = Db | Tx;
 export interface Database {
   readonly db: Db;
   readonly kind: 'postgres' | 'pglite';
+  /** The directory an embedded database keeps its files in (undefined: PostgreSQL, or in memory). */
+  readonly directory: string | undefined;
   /** Pool statistics for metrics; zeros on PGlite. */
   poolStats(): { total: number; idle: number; waiting: number };
   /**
@@ -43,6 +45,11 @@ export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.m
 /** Key of the advisory lock that serialises migrations of concurrently starting processes. */
 const MIGRATION_LOCK_KEY = 727_401_001;
 
+function loggerOf(options: OpenOptions) {
+  const log = options.logQuery;
+  return log ? { logger: { logQuery: (query: string) => log(query) } } : {};
+}
+
 /** Returns the rows of a `db.execute` result for both drivers (both expose `.rows`). */
 export function rowsOf<T>(result: unknown): T[] {
   return (result as { rows: T[] }).rows;
@@ -55,6 +62,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** Whether to apply pending migrations (default true). */
   migrate?: boolean;
+  /** Told the text of every statement run through drizzle (tests count statements with it). */
+  logQuery?: (query: string) => void;
 }
 
 /**
@@ -90,10 +99,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
   });
-  const db = drizzleNodePg(pool, { schema }) as unknown as Db;
+  const db = drizzleNodePg(pool, { schema, ...loggerOf(options) }) as unknown as Db;
   return {
     db,
     kind: 'postgres',
+    directory: undefined,
     listen: (channel, handler) => listenPostgres(url, channel, handler),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     ping: async () => {
@@ -151,7 +161,7 @@ async function openPglite(options: OpenOptions): Promise<Database> {
   let release: (() => void) | undefined;
   let client: PGlite;
   if (options.dataDir) {
-    mkdirSync(options.dataDir, { recursive: true });
+    mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
     release = acquireDirectoryLock(options.dataDir);
     client = new PGlite(join(options.dataDir, 'pgdata'));
   } else {
@@ -159,12 +169,13 @@ async function openPglite(options: OpenOptions): Promise<Database> {
   }
   try {
     await client.waitReady;
-    const pdb = drizzlePglite(client, { schema });
+    const pdb = drizzlePglite(client, { schema, ...loggerOf(options) });
     if (options.migrate !== false) await migratePglite(pdb, { migrationsFolder: MIGRATIONS_FOLDER });
     const db = pdb as unknown as Db;
     return {
       db,
       kind: 'pglite',
+      directory: options.dataDir,
       listen: async () => async () => undefined,
       poolStats: () => ({ total: 1, idle: 0, waiting: 0 }),
       ping: async () => {

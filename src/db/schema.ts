@@ -147,6 +147,8 @@ export const orders = pgTable(
   },
   (t) => [
     uniqueIndex('orders_merchant_external_uq').on(t.merchantId, t.externalId),
+    // Operators find an order by a merchant's order_id without knowing the merchant.
+    index('orders_external_idx').on(t.externalId),
     index('orders_merchant_created_idx').on(t.merchantId, t.createdAt),
     index('orders_pending_amount_idx')
       .on(t.payableAmount)
@@ -356,13 +358,18 @@ export const cryptoPoolAddresses = pgTable(
   (t) => [uniqueIndex('crypto_pool_address_uq').on(t.network, t.address)],
 );
 
-/** Chain transactions reported by the watcher or an operator; one row per (network, tx_hash). */
+/**
+ * Chain transfers reported by the watcher or an operator; one row per (network, tx_hash, position):
+ * the hash normalised to 64 lower-case hex characters, the position the transfer's index inside its
+ * own transaction (log position or output index, 0 by default), never a block-wide index.
+ */
 export const cryptoTransactions = pgTable(
   'crypto_transactions',
   {
     id: bigserial('id', { mode: 'number' }).primaryKey(),
     network: text('network').notNull(),
     txHash: text('tx_hash').notNull(),
+    position: integer('position').notNull().default(0),
     address: text('address').notNull(),
     amount: numeric('amount').notNull(),
     confirmations: integer('confirmations'),
@@ -372,7 +379,10 @@ export const cryptoTransactions = pgTable(
     reportedBy: text('reported_by').notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('crypto_tx_uq').on(t.network, t.txHash), index('crypto_tx_order_idx').on(t.orderId)],
+  (t) => [
+    uniqueIndex('crypto_tx_uq').on(t.network, t.txHash, t.position),
+    index('crypto_tx_order_idx').on(t.orderId),
+  ],
 );
 
 /**

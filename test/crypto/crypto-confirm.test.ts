@@ -251,7 +251,15 @@ describe('crypto confirmation: chain notifications and operators (issue 4; decis
       [200, 'pending', 'partial'],
       partial.body,
     );
-    const done = await confirm({ tx_hash: txHash(), received_amount: 0.007 });
+    // 0.011 received in all, above cryptoAmount: an admin (ADMIN_TOKEN) credits it with a reason only
+    // (issue 17 item 1).
+    const noReason = await confirm({ tx_hash: txHash(), received_amount: 0.007 });
+    expectError(noReason, 400, 'VALIDATION_ERROR', 'reason');
+    const done = await confirm({
+      tx_hash: txHash(),
+      received_amount: 0.007,
+      reason: 'overpaid, checked on chain',
+    });
     same(
       [done.statusCode, done.json().data?.status, done.json().data?.confirmation?.outcome],
       [200, 'success', 'credited'],

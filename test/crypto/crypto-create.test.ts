@@ -219,7 +219,7 @@ describe('crypto PAYIN createOrder (merchant-api.md "createOrder - crypto PAYIN"
     }
   });
 
-  it('RUB mode: cryptoAmount = amount / COIN/RUB rounded up to 8 decimals; RUB after fee', async () => {
+  it('RUB mode: cryptoAmount = amount / COIN/RUB rounded up to the asset precision (USDT 6, coins 8); RUB after fee', async () => {
     await setRate('LTC', '7000');
     await setRate('BNB', '55555.55');
     await setRate('USDT', '90');
@@ -236,7 +236,7 @@ describe('crypto PAYIN createOrder (merchant-api.md "createOrder - crypto PAYIN"
     fits(estimate(10000), [ltc.usdtAmount, ltc.usdtAmountAfterFee], ltc);
     same(pdOf(bnb), ['RUB', '1000', '0.01800001', 980], bnb); // 0.0180000018 rounds up
     same([trc.currency, trc.amountAfterFee], ['RUB', 980], trc);
-    fits((r) => roundUp(money(1000).dividedBy(r), 8).toFixed(8), trc.payment_details.cryptoAmount, trc);
+    fits((r) => roundUp(money(1000).dividedBy(r), 6).toFixed(8), trc.payment_details.cryptoAmount, trc);
     const c = money(trc.payment_details.cryptoAmount);
     same([trc.usdtAmount, trc.usdtAmountAfterFee], [c.toNumber(), afterFee(c).toNumber()], trc);
     for (const body of [ltc, bnb, trc]) assert.equal('exchangeRate' in body, false, JSON.stringify(body));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
@@ -57,7 +58,8 @@ describe('crypto PAYIN: usdt_trc20 end to end', () => {
     assert.equal(body.payment_details.bank, 'USDT');
     assert.equal(body.payment_details.holder_name, 'TRC20');
     assert.equal(body.payment_details.amount, '1000');
-    assert.equal(body.payment_details.cryptoAmount, '11.11111112');
+    // USDT has 6 decimals (decisions.md section 6): 1000 / 90 rounded up, written with 8.
+    assert.equal(body.payment_details.cryptoAmount, '11.11111200');
     assert.equal(body.currency, 'RUB');
     assert.equal(body.amountAfterFee, 980);
     const notify = (tx: string, amount: string) =>
@@ -73,11 +75,13 @@ describe('crypto PAYIN: usdt_trc20 end to end', () => {
           confirmations: 20,
         }),
       });
-    const partial = await notify(`tx-a-${body.id}`, '5');
+    // TRON transaction ids are 64 hex characters (issue 17 item 2).
+    const [txA, txB] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
+    const partial = await notify(txA, '5');
     assert.equal(partial.json().data.outcome, 'partial', partial.body);
-    const rest = await notify(`tx-b-${body.id}`, '6.2');
+    const rest = await notify(txB, '6.2');
     assert.equal(rest.json().data.outcome, 'credited', rest.body);
-    const again = await notify(`tx-b-${body.id}`, '6.2');
+    const again = await notify(txB, '6.2');
     assert.equal(again.json().data.outcome, 'duplicate', again.body);
     const balance = await merchantRequest(t.app, merchant, `/merchant/balance/${merchant.id}`);
     assert.equal(balance.json().usdtBalance, 10.98, balance.body); // 11.2 received - 2% fee (0.224 -> 0.22)

@@ -38,6 +38,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     receiptsS3: undefined,
     formFrameAncestors: "'none'",
     requisiteExpiredStreak: 5,
+    maxAmountDeviation: 1000,
+    manualCreditMaxRatio: '1.0',
     metricsToken: undefined,
     trustProxy: false,
     redisUrl: undefined,

@@ -81,8 +81,6 @@ const HOSTILE = [
   'http://[::1]:{TRAP}/r.pdf',
   'http://0.0.0.0:{TRAP}/r.pdf',
   'http://0:{TRAP}/r.pdf',
-  'http://127.0.0.1:{OK}@127.0.0.2:{TRAP}/r.pdf',
-  'http://user:pass@127.0.0.2:{TRAP}/r.pdf',
   'http://127.0.0.2:{TRAP}\\@127.0.0.1:{OK}/r.pdf',
   'http://127.0.0.2:{TRAP}#@127.0.0.1:{OK}/r.pdf',
   'http://127.0.0.2:{TRAP}?@127.0.0.1:{OK}/r.pdf',
@@ -114,6 +112,12 @@ const HOSTILE = [
   'http://mixed-rev.test:{OK}/r.pdf',
   'http://mixed-loop.test:{OK}/r.pdf',
   'http://empty.test:{TRAP}/r.pdf',
+];
+
+/** Userinfo tricks: refused before any lookup as RECEIPT_URL_INVALID (issue 17 item 7). */
+const WITH_CREDENTIALS = [
+  'http://127.0.0.1:{OK}@127.0.0.2:{TRAP}/r.pdf',
+  'http://user:pass@127.0.0.2:{TRAP}/r.pdf',
 ];
 
 const execFileAsync = promisify(execFile);
@@ -235,6 +239,18 @@ describe('receipt URL: hostile hosts are 400 RECEIPT_URL_FORBIDDEN_HOST, nothing
       nothingFetched(url);
       assert.equal(okConnections.count, okBefore.connections, `${url}: 127.0.0.1 was connected to`);
       assert.equal(ok.received.length, okBefore.received, `${url}: 127.0.0.1 received a request`);
+    });
+  }
+
+  for (const template of WITH_CREDENTIALS) {
+    it(`${template}: 400 RECEIPT_URL_INVALID (credentials), nothing fetched`, async () => {
+      const url = fill(template);
+      const okBefore = okConnections.count;
+      const res = await upload(url);
+      assert.equal(res.statusCode, 400, `${url} -> ${res.body}`);
+      assert.equal(res.json().message, 'RECEIPT_URL_INVALID', `${url} -> ${res.body}`);
+      nothingFetched(url);
+      assert.equal(okConnections.count, okBefore, `${url}: 127.0.0.1 was connected to`);
     });
   }
 

@@ -306,8 +306,17 @@ describe('webhooks to forbidden addresses, end to end (fake DNS, loopback trap)'
     (port: number) => `http://[::ffff:127.0.0.2]:${port}/`,
     (port: number) => `http://[::ffff:7f00:2]:${port}/`,
   ]) {
-    it(`refuses ${notation(0).replace(':0/', ':PORT/')}: nothing sent, a failed "refused" attempt`, async () => {
-      assertRefused(await deliverOnce(notation(trap.port)));
+    // Issue 17 item 14: a literal the webhook can never reach is refused when the order is created
+    // (the connect-time refusal of literals is the dispatcher test above; names are below).
+    it(`refuses ${notation(0).replace(':0/', ':PORT/')} at creation: 400 naming the field, nothing sent`, async () => {
+      const res = await createOrder(app, merchant, {
+        amount: uniqueAmount(),
+        success_callback_url: notation(trap.port),
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().message, 'VALIDATION_ERROR', res.body);
+      assert.equal(res.json().details?.[0]?.field, 'success_callback_url', res.body);
+      assert.equal(trap.received.length, 0);
     });
   }
 

@@ -5,10 +5,13 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import { Eta } from 'eta';
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../app.js';
+import { logFailure } from '../../http/error-handler.js';
+import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
+import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import { MULTIPART_LIMITS } from '../receipts/receipts-routes.js';
 import { adminPages } from './backoffice-admin-pages.js';
 import {
@@ -25,6 +28,30 @@ import {
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CSS = readFileSync(here('./assets/backoffice.css'));
+
+/** The console's Content-Security-Policy: no script at all, our own styles, frames of our own only. */
+const CONSOLE_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-src 'self'; object-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/** Title and text of the console's error page for an error code. */
+function consoleErrorText(error: AppError): { title: string; text: string; code: string } {
+  const detail = error.details?.map((d) => `${d.field}: ${d.problem}`).join('; ');
+  const texts: Partial<Record<AppError['code'], [string, string]>> = {
+    FORBIDDEN: ['Not allowed', 'Your role does not allow this page or action, or the form expired.'],
+    NOT_FOUND: ['Not found', 'Nothing here.'],
+    ORDER_NOT_FOUND: ['Not found', 'No such order.'],
+    TOO_MANY_REQUESTS: [
+      'Too many attempts',
+      `Wait ${error.headers?.['retry-after'] ?? 'a few'} seconds and try again.`,
+    ],
+    UNSUPPORTED_MEDIA_TYPE: ['Unsupported form', 'The console takes its own HTML forms only.'],
+    VALIDATION_ERROR: ['Invalid input', detail ?? 'A field is not valid.'],
+    SERVICE_UNAVAILABLE: ['Unavailable', 'The database cannot be reached right now; try again shortly.'],
+    INTERNAL_ERROR: ['Something went wrong', 'The request id is in the logs.'],
+  };
+  const [title, text] = texts[error.code] ?? [error.code, detail ?? 'The action was refused.'];
+  return { title, text, code: error.code };
+}
 
 /** Form fields as @fastify/formbody gives them. */
 export type Form = Record<string, string | undefined>;
@@ -45,6 +72,18 @@ export function render(
     msg: q?.msg ?? null,
     error: q?.error ?? null,
   });
+}
+
+/**
+ * Where a form may send the browser back to: a path inside the console (`/backoffice...`), never
+ * another origin (`//evil`, `/\\evil`, `https:`), else `fallback`. Guards every `back` field.
+ */
+export function safeBack(value: string | undefined, fallback: string): string {
+  if (!value) return fallback;
+  // Only path characters (no backslash, no scheme), and no '//' that a browser could read as a host.
+  return /^\/backoffice(?:[/?#][\w\-./?=&%#~:+,;@]*)?$/.test(value) && !value.includes('//')
+    ? value
+    : fallback;
 }
 
 /** Runs a form action and redirects to `back` with a message, or with the error code it failed with. */
@@ -71,7 +110,14 @@ const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? und
  */
 export function backofficeRoutes(
   app: App,
-  deps: { services: Services; loginLimit: preHandlerAsyncHookHandler },
+  deps: {
+    services: Services;
+    /** Wrong-password throttle per IP (only failures count). */
+    loginThrottle: {
+      check(request: FastifyRequest): Promise<void>;
+      fail(request: FastifyRequest): Promise<void>;
+    };
+  },
 ) {
   const { services } = deps;
   const { orders, receipts, payouts, webhooks, operators } = services;
@@ -82,45 +128,30 @@ export function backofficeRoutes(
     await scope.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
     await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
     scope.addHook('onSend', async (_request, reply) => {
-      reply.header(
-        'content-security-policy',
-        "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-src 'self'; object-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
-      );
+      // A route with a policy of its own (the receipt file viewer) keeps it.
+      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', CONSOLE_CSP);
       reply.header('referrer-policy', 'no-referrer');
       reply.header('x-content-type-options', 'nosniff');
       reply.header('cache-control', 'no-store');
     });
+    // The one error mapping (resolveError), shown as a console page with the code's status.
     scope.setErrorHandler(async (err, request, reply) => {
-      if (
-        err instanceof AppError &&
-        (err.code === 'FORBIDDEN' || err.code === 'NOT_FOUND' || err.code === 'ORDER_NOT_FOUND')
-      ) {
-        return reply
-          .status(err.status)
-          .type('text/html; charset=utf-8')
-          .view('message.eta', {
-            title: err.code === 'FORBIDDEN' ? 'Not allowed' : 'Not found',
-            text:
-              err.code === 'FORBIDDEN'
-                ? 'Your role does not allow this page or action, or the form expired.'
-                : 'Nothing here.',
-            user: request.consoleUser
-              ? {
-                  username: request.consoleUser.operator.username,
-                  role: request.consoleUser.operator.role,
-                  can: request.consoleUser.can,
-                }
-              : undefined,
-            csrf: request.consoleUser?.csrf ?? '',
-            msg: null,
-            error: null,
-          });
-      }
-      request.log.error({ err }, 'console error');
+      const { error, kind } = resolveError(err);
+      logFailure(request, err, kind);
+      const user = request.consoleUser;
       return reply
-        .status(500)
+        .headers(errorHeaders(error))
+        .status(error.status)
         .type('text/html; charset=utf-8')
-        .send('<!doctype html><title>Error</title><p>Something went wrong. The request id is in the logs.');
+        .view('message.eta', {
+          ...consoleErrorText(error),
+          user: user
+            ? { username: user.operator.username, role: user.operator.role, can: user.can }
+            : undefined,
+          csrf: user?.csrf ?? '',
+          msg: null,
+          error: null,
+        });
     });
 
     scope.get('/backoffice/assets/backoffice.css', async (_r, reply) =>
@@ -137,7 +168,8 @@ export function backofficeRoutes(
         .type('text/html; charset=utf-8')
         .view('login.eta', { csrf, error: (request.query as { error?: string }).error ?? null });
     });
-    scope.post('/backoffice/login', { preHandler: deps.loginLimit }, async (request, reply) => {
+    scope.post('/backoffice/login', async (request, reply) => {
+      await deps.loginThrottle.check(request);
       const form = request.body as Form;
       if (!checkLoginCsrf(request, form._csrf)) return reply.redirect('/backoffice/login?error=expired', 303);
       const session = await operators.login(
@@ -145,7 +177,10 @@ export function backofficeRoutes(
         String(form.password ?? ''),
         request.ip,
       );
-      if (!session) return reply.redirect('/backoffice/login?error=invalid', 303);
+      if (!session) {
+        await deps.loginThrottle.fail(request);
+        return reply.redirect('/backoffice/login?error=invalid', 303);
+      }
       void reply.clearCookie(LOGIN_CSRF_COOKIE, cookieOptions(request));
       void reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, 12 * 3600));
       return reply.redirect('/backoffice', 303);
@@ -181,8 +216,8 @@ export function backofficeRoutes(
           ...(str(q.status) ? { status: str(q.status) } : {}),
           ...(str(q.direction) ? { direction: str(q.direction) } : {}),
           ...(str(q.type) ? { type: str(q.type) } : {}),
-          ...(str(q.from) ? { from: new Date(`${str(q.from)}T00:00:00Z`) } : {}),
-          ...(str(q.to) ? { to: new Date(`${str(q.to)}T23:59:59.999Z`) } : {}),
+          ...(str(q.from) ? { from: parseUtcDateTime('from', String(str(q.from))) } : {}),
+          ...(str(q.to) ? { to: parseUtcPeriodEnd('to', String(str(q.to))) } : {}),
         };
         const list = await orders.listAdminOrders(filter, page, 50);
         return render(request, reply, 'orders.eta', { list, q, page });
@@ -210,6 +245,7 @@ export function backofficeRoutes(
             {
               reason: str(form.reason),
               tx_hash: str(form.tx_hash),
+              position: str(form.position),
               received_amount: str(form.received_amount),
             },
             user.actor,
@@ -235,10 +271,14 @@ export function backofficeRoutes(
         const form = request.body as Form;
         checkCsrf(request, form._csrf);
         requirePermission(request, 'orders.manage');
-        return act(reply, `/backoffice/orders/${str(form.order_id) ?? ''}`, async () => {
-          await webhooks.resend(id, userOf(request).actor);
-          return 'Webhook queued again';
-        });
+        return act(
+          reply,
+          safeBack(`/backoffice/orders/${str(form.order_id) ?? ''}`, '/backoffice/orders'),
+          async () => {
+            await webhooks.resend(id, userOf(request).actor);
+            return 'Webhook queued again';
+          },
+        );
       });
 
       // --- receipts -------------------------------------------------------------------------------
@@ -251,14 +291,18 @@ export function backofficeRoutes(
       pages.get('/backoffice/receipts/:id/file', async (request, reply) => {
         requirePermission(request, 'orders.read');
         const file = await receipts.file((request.params as { id: string }).id);
-        return reply
-          .header('content-type', file.contentType)
-          .header('content-disposition', `inline; filename="${file.filename}"`)
-          .header(
-            'content-security-policy',
-            "default-src 'none'; img-src 'self'; plugin-types application/pdf; sandbox",
-          )
-          .send(file.stream);
+        return (
+          reply
+            .header('content-type', file.contentType)
+            .header('content-disposition', `inline; filename="${file.filename}"`)
+            .header('x-content-type-options', 'nosniff')
+            // Shown inside the console's own order page (frame-ancestors 'self'); sandboxed, no script.
+            .header(
+              'content-security-policy',
+              "default-src 'none'; img-src 'self'; object-src 'self'; sandbox; frame-ancestors 'self'",
+            )
+            .send(file.stream)
+        );
       });
       for (const decision of ['accept', 'reject'] as const) {
         pages.post(`/backoffice/receipts/:id/${decision}`, async (request, reply) => {
@@ -266,7 +310,7 @@ export function backofficeRoutes(
           const form = request.body as Form;
           checkCsrf(request, form._csrf);
           const user = requirePermission(request, 'receipts.moderate');
-          return act(reply, str(form.back) ?? '/backoffice/receipts', async () => {
+          return act(reply, safeBack(str(form.back), '/backoffice/receipts'), async () => {
             const reason = str(form.reason) ?? null;
             if (decision === 'reject' && !reason)
               throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);

@@ -7,6 +7,11 @@ export interface CryptoMethod {
   /** Network shown as `payment_details.holder_name` (decisions.md section 8). */
   network: 'TRC20' | 'ERC20' | 'BEP20' | 'TON' | 'BTC' | 'LTC';
   keyNetwork: KeyNetwork;
+  /**
+   * Decimals a `cryptoAmount` is rounded (up) to (decisions.md section 6): USDT 6 on every network
+   * (its on-chain precision: an amount with more decimals cannot be sent exactly), coins 8.
+   */
+  precision: 6 | 8;
 }
 
 /**
@@ -14,16 +19,21 @@ export interface CryptoMethod {
  * section 8): coin, network and where the deposit address comes from.
  */
 export const CRYPTO_METHODS: Record<string, CryptoMethod> = {
-  usdt_trc20: { coin: 'USDT', network: 'TRC20', keyNetwork: 'tron' },
-  usdt_erc20: { coin: 'USDT', network: 'ERC20', keyNetwork: 'evm' },
-  usdt_bep20: { coin: 'USDT', network: 'BEP20', keyNetwork: 'evm' },
-  usdt_ton: { coin: 'USDT', network: 'TON', keyNetwork: 'ton' },
-  ton: { coin: 'TON', network: 'TON', keyNetwork: 'ton' },
-  btc: { coin: 'BTC', network: 'BTC', keyNetwork: 'btc' },
-  ltc: { coin: 'LTC', network: 'LTC', keyNetwork: 'ltc' },
-  eth: { coin: 'ETH', network: 'ERC20', keyNetwork: 'evm' },
-  bnb: { coin: 'BNB', network: 'BEP20', keyNetwork: 'evm' },
+  usdt_trc20: { coin: 'USDT', network: 'TRC20', keyNetwork: 'tron', precision: 6 },
+  usdt_erc20: { coin: 'USDT', network: 'ERC20', keyNetwork: 'evm', precision: 6 },
+  usdt_bep20: { coin: 'USDT', network: 'BEP20', keyNetwork: 'evm', precision: 6 },
+  usdt_ton: { coin: 'USDT', network: 'TON', keyNetwork: 'ton', precision: 6 },
+  ton: { coin: 'TON', network: 'TON', keyNetwork: 'ton', precision: 8 },
+  btc: { coin: 'BTC', network: 'BTC', keyNetwork: 'btc', precision: 8 },
+  ltc: { coin: 'LTC', network: 'LTC', keyNetwork: 'ltc', precision: 8 },
+  eth: { coin: 'ETH', network: 'ERC20', keyNetwork: 'evm', precision: 8 },
+  bnb: { coin: 'BNB', network: 'BEP20', keyNetwork: 'evm', precision: 8 },
 };
+
+/** The method of a crypto `type`, or undefined (an own key only: `__proto__` is no method). */
+export function cryptoMethod(type: string): CryptoMethod | undefined {
+  return Object.hasOwn(CRYPTO_METHODS, type) ? CRYPTO_METHODS[type] : undefined;
+}
 
 /** Networks whose addresses come from an operator-loaded pool rather than an xpub. */
 export const POOL_NETWORKS: readonly KeyNetwork[] = ['ton'];
@@ -37,7 +47,7 @@ export function cryptoRequestCurrency(
   type: string,
   currency: unknown,
 ): 'RUB' | CryptoMethod['coin'] | undefined {
-  const method = CRYPTO_METHODS[type];
+  const method = cryptoMethod(type);
   if (!method) return undefined;
   if (currency === undefined || currency === null || currency === 'RUB') return 'RUB';
   return currency === method.coin ? method.coin : undefined;

@@ -32,7 +32,20 @@ export function chainRoutes(app: App, deps: { crypto: CryptoService; watcherToke
         body: Type.Object({
           network: Network,
           address: Type.String({ minLength: 1, maxLength: 128 }),
-          tx_hash: Type.String({ minLength: 1, maxLength: 200 }),
+          tx_hash: Type.String({
+            minLength: 1,
+            maxLength: 200,
+            description:
+              '64 hex characters (0x and upper case accepted), or base64 on TON; stored as lower-case hex',
+          }),
+          position: Type.Optional(
+            Type.Integer({
+              minimum: 0,
+              maximum: 2_147_483_647,
+              description:
+                "The transfer's index inside its own transaction (its log's position among the transaction's logs, or the output index); default 0. Never the block-wide log index.",
+            }),
+          ),
           amount: Type.Union([
             Type.String({ pattern: '^\\d{1,15}(\\.\\d{1,18})?$' }),
             Type.Number({ exclusiveMinimum: 0 }),
@@ -59,6 +72,7 @@ export function chainRoutes(app: App, deps: { crypto: CryptoService; watcherToke
           network: b.network,
           address: b.address,
           txHash: b.tx_hash,
+          position: b.position,
           amount: String(b.amount),
           confirmations: b.confirmations ?? null,
         }),

@@ -15,10 +15,10 @@ const dash = (v: string | undefined) => (v === undefined || v === '-' ? undefine
 const text = (v: { toFixed(): string } | null | undefined) =>
   v === null || v === undefined ? '-' : v.toFixed();
 
-describe('quoteCryptoOrder (decisions.md section 6: RUB mode rounds up to 8 decimals)', () => {
+describe('quoteCryptoOrder (decisions.md section 6: rounded up to the asset precision, USDT 6, coins 8)', () => {
   // => cryptoAmount cryptoRate rubAmount fee amountAfterFee usdtAmount usdtAmountAfterFee
   const cases: Array<[input: string, expected: string, note: string]> = [
-    ['usdt_trc20 1000 RUB 2 - 90', '11.11111112 90 1000 20 980 11.11111112 10.89111112', 'rounded up'],
+    ['usdt_trc20 1000 RUB 2 - 90', '11.111112 90 1000 20 980 11.111112 10.891112', 'USDT: 6 decimals, up'],
     ['usdt_erc20 900 RUB 0 - 90', '10 90 900 0 900 10 10', 'exact: no bump'],
     ['usdt_bep20 1000 RUB 1 100 -', '10 100 1000 10 990 10 9.9', 'no USDT/RUB: the coin rate'],
     ['btc 10000 RUB 2 3000000 90', '0.00333334 3000000 10000 200 9800 111.11 108.89', 'USDT estimate'],
@@ -28,6 +28,12 @@ describe('quoteCryptoOrder (decisions.md section 6: RUB mode rounds up to 8 deci
     ['btc 0.005 BTC 2 3000000 90', '0.005 3000000 15000 300 14700 166.67 163.34', 'coin mode: RUB back'],
     ['ton 12.5 TON 1.5 250.55 -', '12.5 250.55 3131.88 46.98 3084.9 - -', 'RUB half up'],
     ['usdt_ton 25 USDT 2 - 90', '25 90 2250 45 2205 25 24.5', 'usdtAmount is the coin amount'],
+    [
+      'usdt_trc20 10.1234567 USDT 0 - 90',
+      '10.123457 90 911.11 0 911.11 10.123457 10.123457',
+      'coin mode: up to 6',
+    ],
+    ['btc 0.123456789 BTC 0 3000000 -', '0.12345679 3000000 370370.37 0 370370.37 - -', 'coin mode: up to 8'],
     ['eth 0.1 ETH 2 - -', '0.1 - - - - - -', 'coin mode without a rate'],
   ];
   for (const [input, expected, note] of cases) {
@@ -52,6 +58,25 @@ describe('quoteCryptoOrder (decisions.md section 6: RUB mode rounds up to 8 deci
       assert.equal(got.map(text).join(' '), expected);
     });
   }
+  it('cryptoAmount has the asset precision (USDT 6), covers the RUB amount and is the smallest that does', () => {
+    for (const [amount, rate] of [
+      ['1000', '91.37'],
+      ['123457', '97.3'],
+      ['1', '89.99'],
+    ] as const) {
+      const q = quoteCryptoOrder({
+        amount: money(amount),
+        requestCurrency: 'RUB',
+        method: method('usdt_erc20'),
+        feePercent: money(0),
+        rates: { usdtRub: money(rate) },
+      });
+      const c = q.cryptoAmount;
+      assert.ok(c && c.decimalPlaces() <= 6, `${amount}/${rate}: ${text(c)}`);
+      assert.ok(c.times(rate).gte(amount), `${c.toFixed()} * ${rate} < ${amount}`);
+      assert.ok(c.minus('0.000001').times(rate).lt(amount), `${c.toFixed()} not minimal`);
+    }
+  });
   it('cryptoAmount has at most 8 decimals, covers the RUB amount and is the smallest that does', () => {
     for (const [amount, rate] of [
       ['1000', '7'],

@@ -11,7 +11,7 @@ export interface CryptoRates {
 
 /** The figures of a crypto PAYIN at creation (merchant-api.md "createOrder - crypto PAYIN" response). */
 export interface CryptoQuote {
-  /** Exact coin amount to send, 8 decimals, rounded up; null when RUB mode has no fresh rate yet. */
+  /** Exact coin amount to send, rounded up to the asset's precision; null when RUB mode has no fresh rate yet. */
   cryptoAmount: Decimal | null;
   /** The coin/RUB rate fixed with `cryptoAmount`. */
   cryptoRate: Decimal | null;
@@ -27,7 +27,8 @@ export interface CryptoQuote {
 
 /**
  * Quotes a crypto order (decisions.md section 6): RUB mode `cryptoAmount = amount / rate(COIN/RUB)`
- * rounded up to 8 decimals; coin mode takes the amount as is. `amountAfterFee` is the RUB equivalent
+ * rounded up to the asset's precision (USDT 6, coins 8); coin mode takes the amount at that
+ * precision (rounded up). `amountAfterFee` is the RUB equivalent
  * after the fee (converted back in coin mode); `usdtAmount` is the coin amount for USDT methods, else
  * the USDT equivalent when rates allow; the fee is `feePercent` of each.
  */
@@ -41,7 +42,11 @@ export function quoteCryptoOrder(input: {
   const { amount, method, feePercent, rates } = input;
   const rubMode = input.requestCurrency === 'RUB';
   const coinRub = method.coin === 'USDT' ? (rates.usdtRub ?? rates.coinRub) : rates.coinRub;
-  const cryptoAmount = rubMode ? (coinRub ? roundUp(amount.dividedBy(coinRub), 8) : null) : amount;
+  const cryptoAmount = rubMode
+    ? coinRub
+      ? roundUp(amount.dividedBy(coinRub), method.precision)
+      : null
+    : roundUp(amount, method.precision);
   const rubAmount = rubMode ? amount : coinRub ? roundHalfUp(amount.times(coinRub), 2) : null;
   const fee = rubAmount ? computeFee(rubAmount, feePercent) : null;
   let usdtAmount: Decimal | null = null;
@@ -97,4 +102,21 @@ export function parseCryptoAmount(value: unknown): Decimal | undefined {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e12) return undefined;
   const d = money(String(value));
   return d.decimalPlaces() <= 8 ? d : undefined;
+}
+
+/**
+ * A transaction hash in its one stored form (issue 17 item 2): 64 lower-case hex characters without
+ * `0x`. Accepts `0x`-prefixed and upper-case hex on every network and, on TON, the base64 (standard
+ * or URL-safe) form of the 32-byte hash that TON APIs give. Returns undefined for anything else, so
+ * that one transaction written four ways is one key, never four credits.
+ */
+export function normaliseTxHash(network: string, input: string): string | undefined {
+  const text = input.trim();
+  const hex = /^(?:0x)?([0-9a-f]{64})$/i.exec(text);
+  if (hex?.[1]) return hex[1].toLowerCase();
+  if (network === 'TON' && /^[A-Za-z0-9+/_-]{43}=?$/.test(text)) {
+    const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (bytes.length === 32) return bytes.toString('hex');
+  }
+  return undefined;
 }

@@ -1,3 +1,4 @@
+import type { Decimal } from 'decimal.js';
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/database.js';
 import { cryptoPoolAddresses, cryptoTransactions, cryptoXpubs, orders } from '../../db/schema.js';
@@ -19,6 +20,7 @@ import {
   updateOrderStatus,
 } from '../orders/orders-repository.js';
 import { eventActor } from '../orders/orders-service.js';
+import type { Allowlist } from '../outbound/address-policy.js';
 import type { RatesService } from '../rates/rates-service.js';
 import {
   deriveDepositAddress,
@@ -26,22 +28,38 @@ import {
   parseExtendedPublicKey,
 } from './address-derivation.js';
 import {
-  CRYPTO_METHODS,
   type CryptoMethod,
+  cryptoMethod,
   cryptoRequestCurrency,
   type KeyNetwork,
   XPUB_NETWORKS,
 } from './crypto-methods.js';
-import { type CryptoRates, cryptoCredit, parseCryptoAmount, quoteCryptoOrder } from './crypto-rules.js';
+import {
+  type CryptoRates,
+  cryptoCredit,
+  normaliseTxHash,
+  parseCryptoAmount,
+  quoteCryptoOrder,
+} from './crypto-rules.js';
 import { allocateDepositAddress, POOL_HOLD_MS } from './deposit-addresses.js';
 
-/** A chain transaction as the watcher (or an operator) reports it. */
+/** A chain transfer as the watcher (or an operator) reports it. */
 export interface ChainPayment {
   network: string;
   address: string;
+  /** As given: normalised (normaliseTxHash) before use; anything else is VALIDATION_ERROR. */
   txHash: string;
+  /** The transfer's index inside its own transaction (log position or output index); default 0. */
+  position?: number | undefined;
   amount: string;
   confirmations?: number | null;
+}
+
+/** A credit by hand (operator confirmation, late payment, assigning a reported transfer). */
+interface ManualCredit {
+  orderId: string;
+  operator: AdminActor;
+  reason: string | null;
 }
 
 const TON_ADDRESS = /^(?:[EU]Q[A-Za-z0-9_-]{46}|-?\d:[0-9a-fA-F]{64})$/;
@@ -49,8 +67,26 @@ const TON_ADDRESS = /^(?:[EU]Q[A-Za-z0-9_-]{46}|-?\d:[0-9a-fA-F]{64})$/;
 const sameAddress = (a: string, b: string) =>
   a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
 
+/**
+ * A manual credit above the limit (issue 17 item 1): only the `admin` role, and only with a reason;
+ * else 403 FORBIDDEN naming `received_amount`, or VALIDATION_ERROR naming `reason`.
+ */
+function assertMayCreditAbove(manual: ManualCredit, received: Decimal, limit: Decimal): void {
+  if (manual.operator.role !== undefined && manual.operator.role !== 'admin') {
+    throw new AppError('FORBIDDEN', [
+      {
+        field: 'received_amount',
+        problem: `a total of ${received.toFixed()} is above ${limit.toFixed()} (cryptoAmount x MANUAL_CREDIT_MAX_RATIO): only an admin may credit more, with a reason`,
+      },
+    ]);
+  }
+  if (!manual.reason) {
+    throw invalidField('reason', `is required to credit ${received.toFixed()}, above ${limit.toFixed()}`);
+  }
+}
+
 function methodOf(order: OrderRow): CryptoMethod {
-  const method = CRYPTO_METHODS[order.type];
+  const method = cryptoMethod(order.type);
   if (!method) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
   return method;
 }
@@ -64,9 +100,14 @@ export function createCryptoService(deps: {
   clock: Clock;
   rates: RatesService;
   lifecycle: OrderLifecycle;
+  /** Hosts merchant URLs may name although not public (OUTBOUND_ALLOWLIST). */
+  outboundAllowlist: Allowlist;
+  /** MANUAL_CREDIT_MAX_RATIO: a manual credit above cryptoAmount times this needs an admin and a reason. */
+  manualCreditMaxRatio: string;
 }) {
   const { database, clock, rates, lifecycle } = deps;
   const db = database.db;
+  const manualRatio = money(deps.manualCreditMaxRatio);
 
   async function ratesFor(ex: Executor, coin: string): Promise<CryptoRates> {
     const [coinRub, usdtRub] = await Promise.all([
@@ -77,14 +118,43 @@ export function createCryptoService(deps: {
   }
 
   /**
-   * Records a payment to a crypto order's address and completes the order when the total received
+   * Records a transfer to a crypto order's address and completes the order when the total received
    * reaches `cryptoAmount` (overpayment credited as received); less leaves it pending with the paid
-   * amount recorded. The same (network, tx_hash) twice changes nothing. A payment to an address whose
-   * order ended in the last 24 h is kept for operators (late), never auto-confirmed.
+   * amount recorded. The same (network, normalised tx hash, position) twice changes nothing. A
+   * payment to an address whose order ended in the last 24 h is kept for operators (late), never
+   * auto-confirmed. A manual credit (`manual`) may credit at most `cryptoAmount` times
+   * MANUAL_CREDIT_MAX_RATIO; above it only an admin with a reason (403 FORBIDDEN / VALIDATION_ERROR
+   * otherwise), and every manual call is audited in the same transaction, with both amounts.
    */
-  async function recordPayment(payment: ChainPayment, actor: string, expectOrderId?: string) {
+  async function recordPayment(payment: ChainPayment, actor: string, manual?: ManualCredit) {
+    const txHash = normaliseTxHash(payment.network, payment.txHash);
+    if (!txHash) {
+      throw invalidField(
+        'tx_hash',
+        'must be a transaction hash: 64 hex characters (0x allowed), or base64 on TON',
+      );
+    }
+    const position = payment.position ?? 0;
     let amount = money(payment.amount);
     return db.transaction(async (tx) => {
+      const audit = async <T extends { outcome: string }>(result: T, extra: Record<string, unknown> = {}) => {
+        if (manual) {
+          await writeAudit(tx, manual.operator, {
+            action: 'order.confirm_crypto',
+            targetType: 'order',
+            targetId: manual.orderId,
+            after: {
+              tx_hash: txHash,
+              position,
+              received_amount: payment.amount,
+              outcome: result.outcome,
+              reason: manual.reason,
+              ...extra,
+            },
+          });
+        }
+        return result;
+      };
       const candidates = await tx
         .select({
           id: orders.id,
@@ -98,11 +168,11 @@ export function createCryptoService(deps: {
         .orderBy(sql`${orders.createdAt} DESC`)
         .limit(5);
       const matching = candidates.filter(
-        (c) => CRYPTO_METHODS[c.type]?.network === payment.network && sameAddress(c.address, payment.address),
+        (c) => cryptoMethod(c.type)?.network === payment.network && sameAddress(c.address, payment.address),
       );
       const nowMs = clock.now();
       const pending = matching.find(
-        (c) => c.status === 'pending' || (expectOrderId !== undefined && c.id === expectOrderId),
+        (c) => c.status === 'pending' || (manual !== undefined && c.id === manual.orderId),
       );
       const late = matching.find((c) => c.finishedAt && nowMs - c.finishedAt.getTime() < POOL_HOLD_MS);
       const target = pending ?? late;
@@ -110,7 +180,8 @@ export function createCryptoService(deps: {
         .insert(cryptoTransactions)
         .values({
           network: payment.network,
-          txHash: payment.txHash,
+          txHash,
+          position,
           address: payment.address,
           amount: toDbAmount(amount),
           confirmations: payment.confirmations ?? null,
@@ -121,16 +192,17 @@ export function createCryptoService(deps: {
         .onConflictDoNothing()
         .returning({ id: cryptoTransactions.id });
       let txRow = inserted[0];
-      if (!txRow && expectOrderId && pending) {
-        // An operator confirming with a transaction the watcher already reported as late or unmatched
-        // assigns that transaction (and its recorded amount) to the order, once.
+      if (!txRow && manual && pending) {
+        // An operator confirming with a transfer the watcher already reported as late or unmatched
+        // assigns that transfer (and its recorded amount) to the order, once.
         const claimed = await tx
           .update(cryptoTransactions)
           .set({ orderId: pending.id, outcome: 'partial' })
           .where(
             and(
               eq(cryptoTransactions.network, payment.network),
-              eq(cryptoTransactions.txHash, payment.txHash),
+              eq(cryptoTransactions.txHash, txHash),
+              eq(cryptoTransactions.position, position),
               or(eq(cryptoTransactions.outcome, 'late'), eq(cryptoTransactions.outcome, 'unmatched')),
             ),
           )
@@ -140,13 +212,13 @@ export function createCryptoService(deps: {
           amount = money(claimed[0].amount);
         }
       }
-      if (!txRow) return { outcome: 'duplicate' as const, order_id: null, status: null };
+      if (!txRow) return audit({ outcome: 'duplicate' as const, order_id: null, status: null });
       if (!pending)
-        return {
+        return audit({
           outcome: late ? ('late' as const) : ('unmatched' as const),
           order_id: target?.id ?? null,
           status: null,
-        };
+        });
 
       const order = await findOrderForUpdate(tx, pending.id);
       if (!order) throw new AppError('ORDER_NOT_FOUND');
@@ -154,11 +226,14 @@ export function createCryptoService(deps: {
       if (
         order.cryptoAmount === null ||
         received.lt(order.cryptoAmount) ||
-        (order.status === 'error' && !expectOrderId)
+        (order.status === 'error' && !manual)
       ) {
         await updateOrderStatus(tx, order.id, { receivedAmount: toDbAmount(received) });
-        return { outcome: 'partial' as const, order_id: order.id, status: order.status };
+        return audit({ outcome: 'partial' as const, order_id: order.id, status: order.status });
       }
+      const limit = money(order.cryptoAmount).times(manualRatio);
+      const overLimit = manual !== undefined && received.gt(limit);
+      if (overLimit) assertMayCreditAbove(manual, received, limit);
       const method = methodOf(order);
       const merchant = await tx.execute(sql`SELECT settlement FROM merchants WHERE id = ${order.merchantId}`);
       const settlement = ((merchant as unknown as { rows: { settlement: string }[] }).rows[0]?.settlement ??
@@ -184,18 +259,30 @@ export function createCryptoService(deps: {
         order,
         {
           actor,
-          reason: order.status === 'error' ? `late payment ${payment.txHash}` : null,
+          reason: order.status === 'error' ? `late payment ${txHash}` : (manual?.reason ?? null),
           now: new Date(nowMs),
         },
         {
+          // The credited amount is fixed on the order (decisions.md section 6): the order read, the
+          // webhook and the ledger show one number.
           patch: {
             receivedAmount: toDbAmount(received),
-            ...(credit.currency === 'USDT' ? { usdtAmountAfterFee: toDbAmount(credit.net) } : {}),
+            ...(credit.currency === 'USDT'
+              ? { usdtAmountAfterFee: toDbAmount(credit.net) }
+              : { amountAfterFee: toDbAmount(credit.net), fee: toDbAmount(credit.gross.minus(credit.net)) }),
           },
           credit,
         },
       );
-      return { outcome: 'credited' as const, order_id: done.id, status: done.status };
+      return audit(
+        { outcome: 'credited' as const, order_id: done.id, status: done.status },
+        {
+          crypto_amount: money(order.cryptoAmount).toFixed(),
+          received_total: received.toFixed(),
+          credited: `${credit.net.toFixed()} ${credit.currency}`,
+          ...(overLimit ? { above_limit: limit.toFixed() } : {}),
+        },
+      );
     });
   }
 
@@ -203,7 +290,7 @@ export function createCryptoService(deps: {
     /** `createOrder` in crypto mode. Throws the codes of decisions.md section 3. */
     async createPayin(merchant: MerchantRow, body: CreateOrderBody) {
       const type = String(body.type);
-      const method = CRYPTO_METHODS[type];
+      const method = cryptoMethod(type);
       if (!method) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
       if (!merchant.paymentTypes.includes(type)) throw new AppError('PAYMENT_TYPE_NOT_ALLOWED');
       if (body.convertToUsdt === true && type === 'ton') throw new AppError('USDT_CONVERSION_NOT_SUPPORTED');
@@ -211,7 +298,7 @@ export function createCryptoService(deps: {
       if (!amount) throw new AppError('INVALID_AMOUNT');
       const requestCurrency = cryptoRequestCurrency(type, body.currency);
       if (!requestCurrency) throw new AppError('CURRENCY_NOT_ALLOWED');
-      const successCallbackUrl = callbackUrl(body.success_callback_url);
+      const successCallbackUrl = callbackUrl(body.success_callback_url, deps.outboundAllowlist);
       const id = newInternalId();
       const externalId = typeof body.order_id === 'string' ? body.order_id : id;
       if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
@@ -278,33 +365,31 @@ export function createCryptoService(deps: {
     },
 
     /**
-     * Operator confirmation of a crypto order with the transaction hash and the received amount;
-     * the same rules as a chain notification. An `error` order (expired) may be completed this way.
+     * Operator confirmation of a crypto order with the transaction hash, its position and the
+     * received amount: the same rules as a chain notification, plus the manual credit limit; an
+     * `error` order (expired) may be completed this way (late payment). Audited in its transaction.
      */
     async operatorConfirm(
       order: OrderRow,
-      input: { txHash: string; receivedAmount: string },
+      input: {
+        txHash: string;
+        position?: number | undefined;
+        receivedAmount: string;
+        reason?: string | undefined;
+      },
       actor: AdminActor,
     ) {
-      const result = await recordPayment(
+      return recordPayment(
         {
           network: methodOf(order).network,
           address: order.pdAddress,
           txHash: input.txHash,
+          position: input.position,
           amount: input.receivedAmount,
         },
         eventActor(actor),
-        order.id,
+        { orderId: order.id, operator: actor, reason: input.reason ?? null },
       );
-      await db.transaction((tx) =>
-        writeAudit(tx, actor, {
-          action: 'order.confirm_crypto',
-          targetType: 'order',
-          targetId: order.id,
-          after: { tx_hash: input.txHash, received_amount: input.receivedAmount, outcome: result.outcome },
-        }),
-      );
-      return result;
     },
 
     /**

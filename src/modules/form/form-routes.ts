@@ -13,10 +13,11 @@ import { pickLang, TEXTS } from './form-format.js';
 import type { FormService } from './form-service.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
-const ASSETS: Record<string, { body: Buffer; type: string }> = {
-  'form.css': { body: readFileSync(here('./assets/form.css')), type: 'text/css; charset=utf-8' },
-  'form.js': { body: readFileSync(here('./assets/form.js')), type: 'text/javascript; charset=utf-8' },
-};
+// A Map, not an object: a name such as `__proto__` or `constructor` must find nothing.
+const ASSETS = new Map<string, { body: Buffer; type: string }>([
+  ['form.css', { body: readFileSync(here('./assets/form.css')), type: 'text/css; charset=utf-8' }],
+  ['form.js', { body: readFileSync(here('./assets/form.js')), type: 'text/javascript; charset=utf-8' }],
+]);
 
 /** Content-Security-Policy of the form: no inline script, only our own assets and data: QR images. */
 export function formCsp(frameAncestors: string): string {
@@ -78,7 +79,7 @@ export function formRoutes(
       '/form/assets/:file',
       { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 20 }) }) } },
       async (request, reply) => {
-        const asset = ASSETS[request.params.file];
+        const asset = ASSETS.get(request.params.file);
         if (!asset) throw new AppError('NOT_FOUND');
         return reply
           .header('content-type', asset.type)

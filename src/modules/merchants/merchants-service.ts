@@ -85,8 +85,15 @@ function limitValue(field: string, value: number | string | undefined): string |
   return money(text).toFixed();
 }
 
-/** Validates settings and maps them to columns; only the fields present are returned. */
-export function settingsToColumns(input: MerchantSettingsInput): Partial<NewMerchantRow> {
+/**
+ * Validates settings and maps them to columns; only the fields present are returned.
+ * `maxAmountDeviation` caps the default disambiguation window (rubles, MAX_AMOUNT_DEVIATION).
+ * Throws VALIDATION_ERROR naming the field.
+ */
+export function settingsToColumns(
+  input: MerchantSettingsInput,
+  maxAmountDeviation = Number.POSITIVE_INFINITY,
+): Partial<NewMerchantRow> {
   const out: Partial<NewMerchantRow> = {};
   if (input.currencies !== undefined) {
     const bad = input.currencies.find((c) => !FIAT_CURRENCIES.includes(c));
@@ -112,6 +119,11 @@ export function settingsToColumns(input: MerchantSettingsInput): Partial<NewMerc
   if (input.payout_fee_percent !== undefined)
     out.payoutFeePercent = percent('payout_fee_percent', input.payout_fee_percent);
   if (input.allow_usdt !== undefined) out.allowUsdt = input.allow_usdt;
+  for (const field of ['default_amount_up', 'default_amount_down'] as const) {
+    const value = input[field];
+    if (value !== undefined && value > maxAmountDeviation)
+      throw invalidField(field, `must be at most ${maxAmountDeviation} (MAX_AMOUNT_DEVIATION)`);
+  }
   if (input.default_amount_up !== undefined) out.defaultAmountUp = input.default_amount_up;
   if (input.default_amount_down !== undefined) out.defaultAmountDown = input.default_amount_down;
   if (input.limits !== undefined) {
@@ -141,6 +153,8 @@ export interface MerchantsServiceDeps {
   clock: Clock;
   /** How long a key lookup is cached, ms; bounds how long another process may accept a rotated key. */
   keyCacheMs?: number;
+  /** Cap of the default amount deviations (MAX_AMOUNT_DEVIATION, rubles). */
+  maxAmountDeviation?: number;
 }
 
 /**
@@ -165,7 +179,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
      * its first API key. Throws ALREADY_EXISTS for a taken id, VALIDATION_ERROR for bad settings.
      */
     async create(merchantId: string, input: MerchantSettingsInput, actor: AdminActor) {
-      const columns = settingsToColumns(input);
+      const columns = settingsToColumns(input, deps.maxAmountDeviation);
       try {
         return await db.transaction(async (tx) => {
           const merchant = await insertMerchant(tx, {
@@ -202,7 +216,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
 
     /** Changes settings (and `enabled`); audited with before/after. */
     async update(merchantId: string, input: MerchantSettingsInput, actor: AdminActor): Promise<MerchantView> {
-      const columns = settingsToColumns(input);
+      const columns = settingsToColumns(input, deps.maxAmountDeviation);
       const view = await db.transaction(async (tx) => {
         const before = await findMerchantForUpdate(tx, merchantId);
         if (!before) throw new AppError('NOT_FOUND');

@@ -3,8 +3,8 @@ import { and, desc, eq, gte, lt, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { auditLog } from '../../db/schema.js';
 import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { parseUtcDateTime } from '../../lib/utc-date.js';
 import { actorOf } from '../auth/admin-auth.js';
-import { parseUtcDateTime } from '../orders/orders-service.js';
 import type { OperatorsService } from './operators-service.js';
 import { ROLES } from './permissions.js';
 

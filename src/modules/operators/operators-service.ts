@@ -188,7 +188,21 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
     async login(username: string, password: string, ip: string) {
       const op = (await db.select().from(operators).where(eq(operators.username, username)).limit(1))[0];
       const ok = await verify(op?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
-      if (!op || !ok || !op.enabled) return undefined;
+      if (!op || !ok || !op.enabled) {
+        // Every failure is on the trail, with the name tried and where from (issue 17 item 15).
+        const tried = username.slice(0, 100);
+        await writeAudit(
+          db,
+          { name: 'anonymous', ip },
+          {
+            action: 'operator.login_failed',
+            targetType: 'operator',
+            targetId: tried,
+            after: { username: tried, reason: !op ? 'unknown_user' : !ok ? 'wrong_password' : 'disabled' },
+          },
+        );
+        return undefined;
+      }
       const token = randomToken(32);
       const csrf = randomToken(16);
       const now = new Date(clock.now());

@@ -1,6 +1,7 @@
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
 import type { MerchantRow } from '../merchants/merchants-repository.js';
+import { type Allowlist, isForbiddenLiteralHost } from '../outbound/address-policy.js';
 import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from './payment-types.js';
 
 /** The createOrder body as the route schema lets it through (types still loose where codes differ). */
@@ -112,15 +113,20 @@ export function fiatCurrency(value: unknown, merchant: MerchantRow): string {
 
 /** Checks the merchant's min/max for the type (ORDER_AMOUNT_BELOW_MIN_LIMIT / _ABOVE_MAX_LIMIT). */
 export function checkLimits(merchant: MerchantRow, limitKey: string, amount: number | string): void {
-  const limit = merchant.limits[limitKey];
+  const limit = Object.hasOwn(merchant.limits, limitKey) ? merchant.limits[limitKey] : undefined;
   if (!limit) return;
   const value = money(amount);
   if (limit.min !== undefined && value.lt(limit.min)) throw new AppError('ORDER_AMOUNT_BELOW_MIN_LIMIT');
   if (limit.max !== undefined && value.gt(limit.max)) throw new AppError('ORDER_AMOUNT_ABOVE_MAX_LIMIT');
 }
 
-/** `success_callback_url`: an absolute http(s) URL of at most 2048 characters, or none. */
-export function callbackUrl(value: string | null | undefined): string | null {
+/**
+ * `success_callback_url`: an absolute http(s) URL of at most 2048 characters, or none. A host written
+ * as a private, loopback, link-local or metadata address (or `localhost`) is refused here, since the
+ * webhook could never be delivered there (issue 17 item 14), unless `allowlist` allows it; names are
+ * checked again when the webhook connects. Throws VALIDATION_ERROR naming the field.
+ */
+export function callbackUrl(value: string | null | undefined, allowlist: Allowlist): string | null {
   if (value === undefined || value === null || value === '') return null;
   let url: URL;
   try {
@@ -130,6 +136,9 @@ export function callbackUrl(value: string | null | undefined): string | null {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw invalidField('success_callback_url', 'must be an absolute http(s) URL');
+  }
+  if (isForbiddenLiteralHost(url, allowlist)) {
+    throw invalidField('success_callback_url', 'must be a public address, not a private or local one');
   }
   return value;
 }

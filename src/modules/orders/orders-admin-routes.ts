@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { parseUtcDateTime } from '../../lib/utc-date.js';
 import { actorOf } from '../auth/admin-auth.js';
 import type { ReceiptsService } from '../receipts/receipts-service.js';
 import type { OrderFilter } from './orders-repository.js';
-import { type OrdersService, parseUtcDateTime } from './orders-service.js';
+import type { OrdersService } from './orders-service.js';
 
 const isMultipart = (request: FastifyRequest) =>
   (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
@@ -22,6 +23,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
         tags: ['admin'],
         querystring: Type.Object({
           merchant_id: Type.Optional(Type.String({ maxLength: 64 })),
+          order_id: Type.Optional(Type.String({ maxLength: 128, description: "The merchant's order_id" })),
           status: Type.Optional(
             Type.Union([Type.Literal('pending'), Type.Literal('success'), Type.Literal('error')]),
           ),
@@ -39,6 +41,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
       const q = request.query;
       const filter: OrderFilter = {};
       if (q.merchant_id) filter.merchantId = q.merchant_id;
+      if (q.order_id) filter.externalId = q.order_id;
       if (q.status) filter.status = q.status;
       if (q.direction) filter.direction = q.direction;
       if (q.type) filter.type = q.type;
@@ -71,7 +74,28 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
         summary: 'pending -> success; error -> success (late payment) needs a reason',
         params: AdminOrderParams,
         body: Type.Optional(
-          Type.Object({ reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })) }),
+          Type.Object({
+            reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+            tx_hash: Type.Optional(
+              Type.String({
+                maxLength: 200,
+                description: 'Crypto: the transaction hash (0x hex, hex, or TON base64)',
+              }),
+            ),
+            position: Type.Optional(
+              Type.Integer({
+                minimum: 0,
+                maximum: 2_147_483_647,
+                description:
+                  "Crypto: the transfer's index inside its transaction (log position or output index); default 0",
+              }),
+            ),
+            received_amount: Type.Optional(
+              Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+                description: 'Crypto: the amount received, in the coin',
+              }),
+            ),
+          }),
         ),
         response: { 200: Envelope(AnyObject), ...errorResponses },
       },
@@ -90,6 +114,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
         const input = {
           reason: f.reason || undefined,
           tx_hash: f.tx_hash || undefined,
+          position: f.position || undefined,
           received_amount: f.received_amount || undefined,
         };
         return {

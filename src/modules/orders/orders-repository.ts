@@ -1,5 +1,5 @@
-import { and, between, count, desc, eq, getTableColumns, gt, gte, lt, type SQL, sql } from 'drizzle-orm';
-import type { Db, Executor } from '../../db/database.js';
+import { and, count, desc, eq, getTableColumns, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { type Db, type Executor, rowsOf } from '../../db/database.js';
 import { orderEvents, orders, receipts } from '../../db/schema.js';
 import { encodedValues, insertSelectTemplate, preparedStatement, typedRow } from '../../db/statements.js';
 import { claimFreeRequisiteCtes, type PickInput, pickValues } from '../requisites/requisites-repository.js';
@@ -187,23 +187,38 @@ export async function findOrderForUpdate(ex: Executor, id: string): Promise<Orde
 }
 
 /**
- * Payable amounts of active (pending, not yet past the deadline) RUB PAYIN orders within [low, high]:
- * the values amount disambiguation must avoid (decisions.md section 7).
+ * The payable amount a shifting RUB PAYIN takes (decisions.md section 7; merchant-api.md "Amount
+ * disambiguation rules" 4-5): the first of `amount`, +1, -1, +2, -2, ... within
+ * `[amount - down, amount + up]` (never below 1) that no active pending RUB PAYIN order holds, or
+ * `amount` when all are held. One statement whatever the window (bounded by MAX_AMOUNT_DEVIATION):
+ * the candidates in that order, anti-joined with the held amounts of the window read through the
+ * pending-amount index. The same order as `disambiguationCandidates` (a test holds them equal).
  */
-export async function takenRubAmounts(ex: Executor, low: number, high: number, now: Date): Promise<string[]> {
-  const rows = await ex
-    .select({ amount: orders.payableAmount })
-    .from(orders)
-    .where(
-      and(
-        eq(orders.status, 'pending'),
-        eq(orders.method, 'fiat'),
-        eq(orders.currency, 'RUB'),
-        between(orders.payableAmount, String(low), String(high)),
-        gt(orders.expiresAt, now),
-      ),
-    );
-  return rows.map((r) => r.amount);
+export async function firstFreeRubAmount(
+  ex: Executor,
+  amount: number,
+  deviation: { up: number; down: number },
+  now: Date,
+): Promise<number> {
+  const reach = Math.max(deviation.up, deviation.down);
+  const rows = rowsOf<{ v: string }>(
+    await ex.execute(sql`WITH cand AS (
+        SELECT k, CASE WHEN k = 0 THEN ${amount}::numeric
+                       WHEN k % 2 = 1 THEN ${amount}::numeric + (k + 1) / 2
+                       ELSE ${amount}::numeric - k / 2 END AS v
+        FROM generate_series(0, ${2 * reach}::int) AS k),
+      held AS (
+        SELECT DISTINCT ${orders.payableAmount} AS v FROM ${orders}
+        WHERE ${orders.status} = 'pending' AND ${orders.method} = 'fiat' AND ${orders.currency} = 'RUB'
+          AND ${orders.payableAmount} BETWEEN ${amount - deviation.down}::numeric AND ${amount + deviation.up}::numeric
+          AND ${orders.expiresAt} > ${now.toISOString()}::timestamptz)
+      SELECT cand.v::text AS v FROM cand LEFT JOIN held ON held.v = cand.v
+      WHERE held.v IS NULL
+        AND cand.v BETWEEN ${amount - deviation.down}::numeric AND ${amount + deviation.up}::numeric
+        AND cand.v >= 1
+      ORDER BY cand.k LIMIT 1`),
+  );
+  return rows[0] ? Number(rows[0].v) : amount;
 }
 
 /**
@@ -282,6 +297,8 @@ export async function expireDueOrders(
 
 export interface OrderFilter {
   merchantId?: string;
+  /** The merchant's `order_id` (external id). */
+  externalId?: string;
   status?: string;
   direction?: string;
   type?: string;
@@ -292,6 +309,7 @@ export interface OrderFilter {
 function filterSql(f: OrderFilter): SQL | undefined {
   return and(
     f.merchantId ? eq(orders.merchantId, f.merchantId) : undefined,
+    f.externalId ? eq(orders.externalId, f.externalId) : undefined,
     f.status ? eq(orders.status, f.status as OrderRow['status']) : undefined,
     f.direction ? eq(orders.direction, f.direction as OrderRow['direction']) : undefined,
     f.type ? eq(orders.type, f.type) : undefined,

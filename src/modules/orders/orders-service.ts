@@ -4,9 +4,11 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isInternalId, newInternalId } from '../../lib/ids.js';
 import { money, toDbAmount } from '../../lib/money.js';
+import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import { writeAudit } from '../audit/audit.js';
 import type { MerchantRow } from '../merchants/merchants-repository.js';
 import { can } from '../operators/permissions.js';
+import type { Allowlist } from '../outbound/address-policy.js';
 import type { RatesService } from '../rates/rates-service.js';
 import type { MultipartUpload } from '../receipts/receipts-service.js';
 import { type RequisiteRow, takeRequisite } from '../requisites/requisites-repository.js';
@@ -28,6 +30,7 @@ import {
   externalIdTaken,
   findOrderById,
   findOrderForUpdate,
+  firstFreeRubAmount,
   insertOrderEvent,
   insertPendingOrder,
   insertPendingOrderOnFreeRequisite,
@@ -38,16 +41,8 @@ import {
   type OrderWithReceipt,
   type OwnOrderColumns,
   orderReads,
-  takenRubAmounts,
 } from './orders-repository.js';
-import {
-  amountAfterFee,
-  amountKey,
-  computeFee,
-  disambiguateAmount,
-  resolveDeviation,
-  usdtFigures,
-} from './orders-rules.js';
+import { amountAfterFee, computeFee, resolveDeviation, usdtFigures } from './orders-rules.js';
 import { requisiteNeedFor } from './payment-types.js';
 
 /** The order columns copied from its requisite (payment details as they were at creation). */
@@ -70,7 +65,12 @@ export interface ModeHandlers {
   /** Operator confirmation of a crypto order with its transaction. */
   confirmCrypto?: (
     order: OrderRow,
-    input: { txHash: string; receivedAmount: string },
+    input: {
+      txHash: string;
+      position?: number | undefined;
+      receivedAmount: string;
+      reason?: string | undefined;
+    },
     actor: AdminActor,
   ) => Promise<unknown>;
 }
@@ -79,6 +79,8 @@ export interface ModeHandlers {
 export interface ConfirmInput {
   reason?: string | undefined;
   tx_hash?: string | undefined;
+  /** The transfer's index inside its transaction (log position or output index); default 0. */
+  position?: string | number | undefined;
   received_amount?: string | number | undefined;
 }
 
@@ -105,6 +107,10 @@ export interface OrdersServiceDeps {
   rates: RatesService;
   lifecycle: OrderLifecycle;
   publicBaseUrl: string;
+  /** Hosts merchant URLs may name although not public (OUTBOUND_ALLOWLIST). */
+  outboundAllowlist: Allowlist;
+  /** Largest amountUp / amountDown, rubles (MAX_AMOUNT_DEVIATION). */
+  maxAmountDeviation: number;
 }
 
 /** Query of `GET /merchant/orders` (decisions.md section 12). */
@@ -120,28 +126,6 @@ export interface MerchantOrdersQuery {
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
-
-/** Parses `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DD`) as UTC; VALIDATION_ERROR naming `field` otherwise. */
-export function parseUtcDateTime(field: string, value: string): Date {
-  const m = UTC_DATE_TIME.exec(value.trim());
-  const parts = m ? [1, 2, 3, 4, 5, 6].map((i) => Number(m[i] ?? 0)) : [];
-  const [y = 0, mo = 1, d = 1, h = 0, mi = 0, s = 0] = parts;
-  const date = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
-  // Date.UTC rolls over (Feb 30 -> Mar 1, 25:00 -> next day): a real date reads back the same.
-  const exact =
-    m !== null &&
-    date.getUTCFullYear() === y &&
-    date.getUTCMonth() === mo - 1 &&
-    date.getUTCDate() === d &&
-    date.getUTCHours() === h &&
-    date.getUTCMinutes() === mi &&
-    date.getUTCSeconds() === s;
-  if (!exact || y < 1970 || y > 9000)
-    throw invalidField(field, 'must be a real date from 1970 to 9000, YYYY-MM-DD HH:MM:SS (UTC)');
-  return date;
-}
 
 /** Orders: creation (fiat PAYIN here), reading, operator confirmation and cancellation, expiry. */
 export function createOrdersService(deps: OrdersServiceDeps) {
@@ -173,9 +157,14 @@ export function createOrdersService(deps: OrdersServiceDeps) {
       rate = await rates.fresh(db, 'USDT', currency);
       if (!rate) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
     }
-    const successCallbackUrl = callbackUrl(body.success_callback_url);
+    const successCallbackUrl = callbackUrl(body.success_callback_url, deps.outboundAllowlist);
     const id = newInternalId();
     const externalId = typeof body.order_id === 'string' ? body.order_id : id;
+    for (const field of ['amountUp', 'amountDown'] as const) {
+      const value = body[field];
+      if (typeof value === 'number' && value > deps.maxAmountDeviation)
+        throw invalidField(field, `must be at most ${deps.maxAmountDeviation}`);
+    }
     const deviation = resolveDeviation(
       { amountUp: body.amountUp ?? undefined, amountDown: body.amountDown ?? undefined },
       { up: merchant.defaultAmountUp, down: merchant.defaultAmountDown },
@@ -247,10 +236,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
         }
         if (currency === 'RUB') {
           await lockRubAmounts(tx, shifting);
-          if (deviation && shifting) {
-            const taken = await takenRubAmounts(tx, amount - deviation.down, amount + deviation.up, now);
-            payable = disambiguateAmount(amount, deviation, new Set(taken.map(amountKey)));
-          }
+          if (deviation && shifting) payable = await firstFreeRubAmount(tx, amount, deviation, now);
         }
         const claimed = await insertPendingOrderOnFreeRequisite(tx, orderColumns(payable), pick(payable), {
           tryLockRub: false,
@@ -270,22 +256,20 @@ export function createOrdersService(deps: OrdersServiceDeps) {
   }
 
   /**
-   * Finds a merchant's order by internal or external id (decisions.md section 1): another merchant's
-   * internal id is ORDER_FORBIDDEN, an unknown id ORDER_NOT_FOUND.
+   * Finds a merchant's order by internal or external id (decisions.md section 1), within the
+   * merchant's own orders first: its internal id, then its `order_id` (which may be any string, even
+   * another merchant's internal id: the merchant still reads its own order). Only then an internal
+   * id of another merchant's order is ORDER_FORBIDDEN; an unknown id ORDER_NOT_FOUND.
    */
   async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderWithReceipt> {
     // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
     if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
-    if (isInternalId(id)) {
-      const byInternal = await reads.byId(id);
-      if (byInternal) {
-        if (byInternal.merchantId !== merchant.id) throw new AppError('ORDER_FORBIDDEN');
-        return byInternal;
-      }
-    }
+    const byInternal = isInternalId(id) ? await reads.byId(id) : undefined;
+    if (byInternal?.merchantId === merchant.id) return byInternal;
     const byExternal = await reads.byExternalId(merchant.id, id);
-    if (!byExternal) throw new AppError('ORDER_NOT_FOUND');
-    return byExternal;
+    if (byExternal) return byExternal;
+    if (byInternal) throw new AppError('ORDER_FORBIDDEN');
+    throw new AppError('ORDER_NOT_FOUND');
   }
 
   function orderDateRange(query: MerchantOrdersQuery): { from: Date; to: Date } {
@@ -293,10 +277,7 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
     const from = query.start_date ? parseUtcDateTime('start_date', query.start_date) : dayStart;
     const to = query.end_date
-      ? new Date(
-          parseUtcDateTime('end_date', query.end_date).getTime() +
-            (query.end_date.trim().length === 10 ? 86_400_000 : 1000),
-        )
+      ? parseUtcPeriodEnd('end_date', query.end_date)
       : new Date(dayStart.getTime() + 86_400_000);
     return { from, to };
   }
@@ -388,9 +369,15 @@ export function createOrdersService(deps: OrdersServiceDeps) {
         if (current.status === 'error' && !reason)
           throw invalidField('reason', 'is required to confirm a failed order');
         if (!deps.modes?.confirmCrypto) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+        const position = input.position === undefined || input.position === '' ? 0 : Number(input.position);
+        if (!Number.isInteger(position) || position < 0 || position > 2_147_483_647)
+          throw invalidField(
+            'position',
+            'must be a whole number from 0 (the transfer inside its transaction)',
+          );
         const outcome = await deps.modes.confirmCrypto(
           current,
-          { txHash: input.tx_hash, receivedAmount: received },
+          { txHash: input.tx_hash, position, receivedAmount: received, reason },
           actor,
         );
         const after = await findOrderById(db, id);

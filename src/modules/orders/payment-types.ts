@@ -111,7 +111,7 @@ const SIMPLE_NEEDS: Record<string, RequisiteKind[]> = {
  * needs that bank"). Returns undefined for a type that is not fiat.
  */
 export function requisiteNeedFor(type: string): RequisiteNeed | undefined {
-  const simple = SIMPLE_NEEDS[type];
+  const simple = Object.hasOwn(SIMPLE_NEEDS, type) ? SIMPLE_NEEDS[type] : undefined;
   if (simple) return { kinds: simple };
   if ((SAME_BANK_TYPES as readonly string[]).includes(type))
     return { kinds: ['card', 'phone'], bankCode: type };

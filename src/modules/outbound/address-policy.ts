@@ -80,3 +80,19 @@ export function allowlistedAddress(list: Allowlist, address: string): boolean {
 export function allowlistedHost(list: Allowlist, host: string): boolean {
   return list.hosts.has(host.toLowerCase().replace(/\.$/, ''));
 }
+
+/**
+ * Whether a URL's host is, as written, a destination we never reach for a merchant: an IP literal
+ * that is not public (loopback, private, link-local, metadata, ...; the URL parser has already
+ * normalised forms such as `0x7f.1` or `[::ffff:127.0.0.1]`) or a `localhost` name (RFC 6761), and not
+ * allowlisted. Names that resolve later are left to the connect-time guard.
+ */
+export function isForbiddenLiteralHost(url: URL, allowlist: Allowlist): boolean {
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  if (allowlistedHost(allowlist, host)) return false;
+  const literal = host.replace(/^\[|\]$/g, '');
+  if (ipaddr.isValid(literal) && /^[\d.]+$|:/.test(literal)) {
+    return !allowlistedAddress(allowlist, literal) && !isPublicAddress(literal);
+  }
+  return host === 'localhost' || host.endsWith('.localhost');
+}

@@ -20,6 +20,7 @@ import type { OrderRow } from '../orders/order-view.js';
 import { DuplicateOrderError, externalIdTaken, insertPendingOrder } from '../orders/orders-repository.js';
 import { amountAfterFee, computeFee } from '../orders/orders-rules.js';
 import { PAYOUT_TYPES } from '../orders/payment-types.js';
+import type { Allowlist } from '../outbound/address-policy.js';
 import { HOLDER_ACCOUNT_DIGITS, parsePayoutDetails } from './payout-rules.js';
 
 /** Merchant-settings key of payout min/max limits. */
@@ -29,7 +30,13 @@ export const PAYOUT_LIMITS_KEY = 'payout';
  * PAYOUT orders (merchant-api.md "createOrder - PAYOUT"; decisions.md sections 6 and 10): the funds
  * are held at creation and debited when an operator marks the payout sent.
  */
-export function createPayoutsService(deps: { database: Database; clock: Clock; banks: BanksService }) {
+export function createPayoutsService(deps: {
+  database: Database;
+  clock: Clock;
+  banks: BanksService;
+  /** Hosts merchant URLs may name although not public (OUTBOUND_ALLOWLIST). */
+  outboundAllowlist: Allowlist;
+}) {
   const { database, clock, banks } = deps;
   const db = database.db;
 
@@ -51,7 +58,7 @@ export function createPayoutsService(deps: { database: Database; clock: Clock; b
       const bankNames = new Set((await banks.listEnabled()).map((b) => b.name));
       const details = parsePayoutDetails(body.payout_details, type, bankNames);
       checkLimits(merchant, PAYOUT_LIMITS_KEY, amount);
-      const successCallbackUrl = callbackUrl(body.success_callback_url);
+      const successCallbackUrl = callbackUrl(body.success_callback_url, deps.outboundAllowlist);
       const id = newInternalId();
       const externalId = typeof body.order_id === 'string' ? body.order_id : id;
       if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');

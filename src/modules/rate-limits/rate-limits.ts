@@ -77,23 +77,46 @@ export function createRateLimits(options: {
     return found;
   }
 
+  const keyOf = (request: FastifyRequest) => `${request.ip}|${request.merchantKeyDigest ?? '-'}`;
+
+  function tooMany(endpoint: string, msBeforeNext: number): AppError {
+    options.onReject?.(endpoint);
+    return new AppError('TOO_MANY_REQUESTS', undefined, {
+      'retry-after': String(Math.max(1, Math.ceil(msBeforeNext / 1000))),
+    });
+  }
+
   /** Counts one request against the rule; throws TOO_MANY_REQUESTS (with Retry-After) over the limit. */
   async function consume(endpoint: string, rule: RateRule, request: FastifyRequest): Promise<void> {
     if (!options.enabled) return;
-    const key = `${request.ip}|${request.merchantKeyDigest ?? '-'}`;
     try {
-      await limiter(endpoint, rule).consume(key);
+      await limiter(endpoint, rule).consume(keyOf(request));
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
-      options.onReject?.(endpoint);
-      throw new AppError('TOO_MANY_REQUESTS', undefined, {
-        'retry-after': String(Math.max(1, Math.ceil(err.msBeforeNext / 1000))),
-      });
+      throw tooMany(endpoint, err.msBeforeNext);
     }
   }
 
   return {
     consume,
+    /**
+     * A limit that counts failures only (wrong passwords): `check` refuses with TOO_MANY_REQUESTS
+     * (Retry-After: seconds until the oldest failure ages out) once `rule.points` failures were
+     * counted within the window; `fail` counts one. Successes cost nothing.
+     */
+    failures(endpoint: string, rule: RateRule) {
+      return {
+        async check(request: FastifyRequest): Promise<void> {
+          if (!options.enabled) return;
+          const state = await limiter(endpoint, rule).get(keyOf(request));
+          if (state && state.consumedPoints >= rule.points) throw tooMany(endpoint, state.msBeforeNext);
+        },
+        async fail(request: FastifyRequest): Promise<void> {
+          if (!options.enabled) return;
+          await limiter(endpoint, rule).penalty(keyOf(request), 1);
+        },
+      };
+    },
     /** A preHandler that applies `ruleFor(request)` (undefined: no limit) to the route. */
     hook(
       endpoint: string,

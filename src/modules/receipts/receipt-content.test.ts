@@ -62,6 +62,33 @@ describe('judgeReceiptContent: accepted by content', () => {
     ],
     ['PNG, uppercase mime and name', heads.png, { mimetype: 'IMAGE/PNG', filename: 'R.PNG' }, 'image/png'],
     ['JPEG, upper .JPG', heads.jpeg, { mimetype: 'image/jpeg', filename: 'IMG_1.JPG' }, 'image/jpeg'],
+    // Issue 17 item 5: only a declared PDF/JPEG/PNG that contradicts the bytes is a mismatch.
+    [
+      'PDF, no type (busboy says text/plain), .pdf',
+      heads.pdf,
+      { mimetype: 'text/plain', filename: 'r.pdf' },
+      'application/pdf',
+    ],
+    ['PNG, no type (text/plain), no name', heads.png, { mimetype: 'text/plain' }, 'image/png'],
+    [
+      'PNG declared text/html (not a receipt type: no claim)',
+      heads.png,
+      { mimetype: 'text/html' },
+      'image/png',
+    ],
+    [
+      'PDF named .html (not a receipt name: no claim)',
+      heads.pdf,
+      { mimetype: 'application/pdf', filename: 'r.html' },
+      'application/pdf',
+    ],
+    ['PDF named .pdf.exe', heads.pdf, { filename: 'r.pdf.exe' }, 'application/pdf'],
+    [
+      'JPEG named scan.bin, text/plain',
+      heads.jpeg,
+      { mimetype: 'text/plain', filename: 'scan.bin' },
+      'image/jpeg',
+    ],
   ];
   for (const [name, head, declared, mime] of cases) {
     it(name, async () => {
@@ -91,9 +118,7 @@ describe('judgeReceiptContent: declared type or name differs from the content ->
     ['JPEG declared image/png', heads.jpeg, { mimetype: 'image/png' }],
     ['JPEG named .png', heads.jpeg, { mimetype: 'image/jpeg', filename: 'r.png' }],
     ['PNG declared image/jpg', heads.png, { mimetype: 'image/jpg' }],
-    ['PNG declared text/html', heads.png, { mimetype: 'text/html' }],
-    ['PDF named .html', heads.pdf, { mimetype: 'application/pdf', filename: 'r.html' }],
-    ['PDF named .pdf.exe', heads.pdf, { filename: 'r.pdf.exe' }],
+    ['JPEG, no type (text/plain), named .png', heads.jpeg, { mimetype: 'text/plain', filename: 'r.png' }],
   ];
   for (const [name, head, declared] of cases) {
     it(name, async () => {
@@ -169,14 +194,20 @@ describe('parseReceiptUrl', () => {
     );
   });
 
-  it('drops userinfo (never sent on)', () => {
-    const url = parseReceiptUrl('http://user:secret@127.0.0.1:8080/r.pdf');
-    assert.equal(url.username, '');
-    assert.equal(url.password, '');
-    assert.equal(url.toString(), 'http://127.0.0.1:8080/r.pdf');
-    const tricky = parseReceiptUrl('http://127.0.0.1:8080@127.0.0.2:9090/r.pdf');
-    assert.equal(tricky.hostname, '127.0.0.2', 'the host is what follows the @');
-    assert.equal(tricky.toString(), 'http://127.0.0.2:9090/r.pdf');
+  it('refuses userinfo (issue 17 item 7: a secret would be stored and shown to operators)', () => {
+    for (const text of [
+      'http://user:secret@127.0.0.1:8080/r.pdf',
+      'http://user@127.0.0.1/r.pdf',
+      'http://:secret@127.0.0.1/r.pdf',
+      'http://127.0.0.1:8080@127.0.0.2:9090/r.pdf',
+      'https://a:b@shop.example/receipt.pdf',
+    ]) {
+      assert.throws(
+        () => parseReceiptUrl(text),
+        (err: unknown) => err instanceof AppError && err.code === 'RECEIPT_URL_INVALID',
+        text,
+      );
+    }
   });
 
   it('normalises numeric host forms to the address that the guard checks', () => {

@@ -18,22 +18,30 @@ export type ContentVerdict =
   | { ok: false; problem: 'unsupported' | 'mismatch' };
 
 /**
- * Judges a receipt by its first bytes (decisions.md section 9): content that is not PDF, JPEG or PNG
- * is unsupported; a supported content whose declared type or file name says another supported
- * format is a mismatch (a PNG named `.pdf`). Generic declarations (octet-stream, no extension) pass.
+ * Judges a receipt by its first bytes (merchant-api.md receipt rule 2; decisions.md section 9):
+ * content that is not PDF, JPEG or PNG is unsupported. The bytes decide; a declaration only counts
+ * when it names one of these three formats and contradicts the bytes (a PNG declared
+ * `application/pdf`, or named `.pdf`): a mismatch. Any other declared type (none, which busboy
+ * reports as `text/plain`, `application/octet-stream`, ...) or file name (`scan.bin`) is no claim
+ * about the format: a real client such as Python's `requests` sends file parts without a type.
  */
 export async function judgeReceiptContent(
   head: Uint8Array,
   declared: { mimetype?: string | undefined; filename?: string | undefined },
 ): Promise<ContentVerdict> {
   const sniffed = await fileTypeFromBuffer(head);
-  if (!sniffed || !RECEIPT_TYPES[sniffed.mime]) return { ok: false, problem: 'unsupported' };
-  const declaredMime = (declared.mimetype ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-  if (declaredMime && declaredMime !== 'application/octet-stream' && declaredMime !== sniffed.mime) {
-    const claimsOther = declaredMime === 'image/jpg' ? sniffed.mime !== 'image/jpeg' : true;
-    if (claimsOther) return { ok: false, problem: 'mismatch' };
+  if (!sniffed || !Object.hasOwn(RECEIPT_TYPES, sniffed.mime)) return { ok: false, problem: 'unsupported' };
+  const declaredMime = canonicalMime((declared.mimetype ?? '').split(';')[0]?.trim().toLowerCase() ?? '');
+  if (Object.hasOwn(RECEIPT_TYPES, declaredMime) && declaredMime !== sniffed.mime) {
+    return { ok: false, problem: 'mismatch' };
   }
-  const ext = /\.([A-Za-z0-9]{1,8})$/.exec(declared.filename ?? '')?.[1]?.toLowerCase();
-  if (ext && !(RECEIPT_TYPES[sniffed.mime] ?? []).includes(ext)) return { ok: false, problem: 'mismatch' };
+  const ext = /\.([A-Za-z0-9]{1,8})$/.exec(declared.filename ?? '')?.[1]?.toLowerCase() ?? '';
+  const named = Object.values(RECEIPT_TYPES).some((exts) => exts.includes(ext));
+  if (named && !(RECEIPT_TYPES[sniffed.mime] ?? []).includes(ext)) return { ok: false, problem: 'mismatch' };
   return { ok: true, mime: sniffed.mime, ext: sniffed.ext };
+}
+
+/** `image/jpg` (common, not registered) is `image/jpeg`. */
+function canonicalMime(mime: string): string {
+  return mime === 'image/jpg' ? 'image/jpeg' : mime;
 }

@@ -41,7 +41,10 @@ function isTimeout(err: unknown, signal: AbortSignal): boolean {
   return false;
 }
 
-/** A receipt URL: absolute http(s); userinfo is dropped (never sent on). Else RECEIPT_URL_INVALID. */
+/**
+ * A receipt URL: absolute http(s) with a host and without credentials (a `user:secret@` part would be
+ * stored and shown to operators). Else RECEIPT_URL_INVALID.
+ */
 export function parseReceiptUrl(text: string): URL {
   let url: URL;
   try {
@@ -51,8 +54,7 @@ export function parseReceiptUrl(text: string): URL {
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname)
     throw new AppError('RECEIPT_URL_INVALID');
-  url.username = '';
-  url.password = '';
+  if (url.username !== '' || url.password !== '') throw new AppError('RECEIPT_URL_INVALID');
   return url;
 }
 

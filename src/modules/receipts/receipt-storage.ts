@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -29,11 +29,22 @@ export interface ReceiptStorage {
   keep(spooled: Spooled, key: string): Promise<void>;
   discard(spooled: Spooled): Promise<void>;
   open(key: string): Promise<{ stream: Readable; size: number }>;
+  /** Deletes a kept file (a receipt whose row could not be written); nothing when it is gone. */
+  remove(key: string): Promise<void>;
+  /**
+   * Deletes spool files older than `olderThanMs` (left by a crash between spooling and keeping or
+   * discarding). Returns how many. Young files may be uploads in flight, of this or another process.
+   */
+  sweepSpool(olderThanMs: number, nowMs?: number): Promise<number>;
 }
 
 export function createDirectoryStorage(dir: string): ReceiptStorage {
   const tmp = join(dir, '.tmp');
-  const ready = Promise.all([mkdir(dir, { recursive: true }), mkdir(tmp, { recursive: true })]);
+  // Receipts are payers' documents: readable by the service's user only.
+  const ready = Promise.all([
+    mkdir(dir, { recursive: true, mode: 0o700 }),
+    mkdir(tmp, { recursive: true, mode: 0o700 }),
+  ]);
   const safeKey = (key: string) => {
     if (!/^[A-Za-z0-9_-]{1,100}$/.test(key)) throw new Error('bad storage key');
     return join(dir, key);
@@ -85,6 +96,22 @@ export function createDirectoryStorage(dir: string): ReceiptStorage {
       const { size } = await stat(path);
       return { stream: createReadStream(path), size };
     },
+    async remove(key) {
+      await rm(safeKey(key), { force: true });
+    },
+    async sweepSpool(olderThanMs, nowMs = Date.now()) {
+      await ready;
+      let removed = 0;
+      for (const name of await readdir(tmp)) {
+        const path = join(tmp, name);
+        const info = await stat(path).catch(() => undefined);
+        if (info?.isFile() && nowMs - info.mtimeMs > olderThanMs) {
+          await rm(path, { force: true });
+          removed++;
+        }
+      }
+      return removed;
+    },
   };
 }
 
@@ -102,7 +129,9 @@ export interface S3Location {
  * `spool` as the directory store, in `tmpDir`), then put under `<prefix><key>`; reads stream back.
  */
 export async function createS3Storage(location: S3Location, tmpDir: string): Promise<ReceiptStorage> {
-  const { S3Client, PutObjectCommand, GetObjectCommand } = await import('@aws-sdk/client-s3');
+  const { S3Client, PutObjectCommand, GetObjectCommand, DeleteObjectCommand } = await import(
+    '@aws-sdk/client-s3'
+  );
   const client = new S3Client({
     region: location.region,
     ...(location.endpoint ? { endpoint: location.endpoint, forcePathStyle: true } : {}),
@@ -118,6 +147,10 @@ export async function createS3Storage(location: S3Location, tmpDir: string): Pro
   return {
     spool: (source, maxBytes, stopOnOverflow) => local.spool(source, maxBytes, stopOnOverflow),
     discard: (spooled) => local.discard(spooled),
+    sweepSpool: (olderThanMs, nowMs) => local.sweepSpool(olderThanMs, nowMs),
+    async remove(key) {
+      await client.send(new DeleteObjectCommand({ Bucket: location.bucket, Key: objectKey(key) }));
+    },
     async keep(spooled, key) {
       await client.send(
         new PutObjectCommand({

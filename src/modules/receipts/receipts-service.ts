@@ -142,9 +142,11 @@ export function createReceiptsService(deps: {
       if (!verdict.ok)
         throw new AppError(verdict.problem === 'unsupported' ? codes.unsupported : codes.mismatch);
       const id = randomUUID();
-      let row: ReceiptRow | undefined;
+      // The file is stored before its row commits: a storage failure leaves no receipt under
+      // review without a file (which would refuse every later upload with 409).
+      await storage.keep(spooled, id);
       try {
-        row = (
+        const row = (
           await db
             .insert(receipts)
             .values({
@@ -161,13 +163,13 @@ export function createReceiptsService(deps: {
             })
             .returning()
         )[0];
+        if (!row) throw new Error('insert returned no row');
+        return row;
       } catch (err) {
+        await storage.remove(id).catch(() => undefined);
         if (uniqueViolation(err)) throw new AppError('MODERATION_IN_PROGRESS');
         throw err;
       }
-      if (!row) throw new Error('insert returned no row');
-      await storage.keep(spooled, id);
-      return row;
     } catch (err) {
       await storage.discard(spooled);
       throw err;
@@ -238,6 +240,9 @@ export function createReceiptsService(deps: {
         receiptUrl.slice(0, 2048),
       );
     },
+
+    /** Deletes spool files left by a crash (older than `olderThanMs`); the jobs call it. */
+    sweepSpool: (olderThanMs: number) => storage.sweepSpool(olderThanMs, clock.now()),
 
     /** Drops the spooled file of an upload that is refused before attaching (unknown order, ...). */
     async discardUpload(upload: MultipartUpload): Promise<void> {

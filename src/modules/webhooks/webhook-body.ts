@@ -52,9 +52,8 @@ function cryptoWebhookBody(order: OrderRow): string {
     currency: order.currency,
     status: 'success',
     created_at: webhookTimestamp(order.createdAt),
-    amountAfterFee: toJsonAmount(
-      creditedUsdt || order.creditedAmount === null ? order.amountAfterFee : order.creditedAmount,
-    ),
+    // Fixed to the credited amount on success (decisions.md section 6).
+    amountAfterFee: toJsonAmount(order.amountAfterFee),
   };
   if (order.type === 'usdt_trc20' || order.type === 'ton') body.usdtAmount = paid.toNumber();
   if (creditedUsdt && order.creditedAmount !== null)

@@ -2,6 +2,7 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/db/schema.ts',
+  // The tables, one file per owning module (docs/architecture.md).
+  schema: './src/db/tables/*.ts',
   out: './drizzle',
 });

@@ -3,13 +3,13 @@ import { join, resolve } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { randomToken } from './lib/secrets.js';
-import { type Allowlist, parseAllowlist } from './modules/outbound/address-policy.js';
+import { type Allowlist, parseAllowlist } from './modules/outbound/index.js';
 
 /**
  * Every environment variable the service reads, in one schema (README "Configuration" documents each).
  * Parsed once at start by `loadConfig`; the result is frozen.
  */
-const EnvSchema = Type.Object({
+export const EnvSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('production'), Type.Literal('development'), Type.Literal('test')], {
     default: 'development',
   }),

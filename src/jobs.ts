@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Services } from './app.js';
+import type { Services } from './composition.js';
 import type { Config } from './config.js';
+import { OUTBOX_CHANNEL } from './db/database.js';
 import { type PeriodicJob, startPeriodic } from './lib/periodic.js';
 import { makePrivateDir } from './lib/private-dir.js';
-import { fetchProviderRates } from './modules/rates/rates-provider.js';
+import { fetchProviderRates } from './modules/rates/index.js';
 
 /** Spool files older than this are left-overs: an upload or download takes at most a minute. */
 const SPOOL_MAX_AGE_MS = 3600_000;
@@ -71,8 +72,17 @@ export function startJobs(
     );
   }
   services.dispatcher.start();
+  // A committed outbox row wakes the dispatcher at once (PostgreSQL NOTIFY from any process); its
+  // own poll is the fallback.
+  const listening = services.database
+    .listen(OUTBOX_CHANNEL, () => services.dispatcher.wake())
+    .catch((err) => {
+      log.warn({ err: { message: (err as Error).message } }, 'outbox notifications unavailable: polling');
+      return async () => undefined;
+    });
   return {
     async stop() {
+      await (await listening)();
       await Promise.all([...jobs.map((j) => j.stop()), services.dispatcher.stop()]);
     },
   };

@@ -1,10 +1,10 @@
 import pino from 'pino';
-import { createServices } from './app.js';
+import { createServices } from './composition.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { startJobs } from './jobs.js';
 import { maskLogRecord } from './lib/log-mask.js';
-import { openReceiptStorage } from './modules/receipts/receipt-storage.js';
+import { openReceiptStorage } from './modules/receipts/index.js';
 
 /**
  * `npm run worker`: a process that runs only the background jobs (webhook dispatcher, expiry sweeper)

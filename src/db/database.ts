@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import type { ExtractTablesWithRelations } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
@@ -11,12 +10,10 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { acquireDirectoryLock } from '../lib/directory-lock.js';
-import * as schema from './schema.js';
 
-export type Schema = typeof schema;
 /** The database handle every repository takes: the same query builder over node-postgres or PGlite. */
-export type Db = PgDatabase<PgQueryResultHKT, Schema>;
-export type Tx = PgTransaction<PgQueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+export type Db = PgDatabase<PgQueryResultHKT>;
+export type Tx = PgTransaction<PgQueryResultHKT>;
 /** Either the database or an open transaction: repository functions accept both. */
 export type Executor = Db | Tx;
 
@@ -28,8 +25,8 @@ export interface Database {
   /** Pool statistics for metrics; zeros on PGlite. */
   poolStats(): { total: number; idle: number; waiting: number };
   /**
-   * Calls `handler` on every NOTIFY on `channel` from any process (PostgreSQL); a no-op on PGlite, where
-   * one process owns the database. Returns the function that stops listening.
+   * Calls `handler` on every NOTIFY on `channel` from any process (PostgreSQL), or from this one
+   * (PGlite, which one process owns). Returns the function that stops listening.
    */
   listen(channel: string, handler: () => void): Promise<() => Promise<void>>;
   /** Resolves when a trivial query succeeds; rejects otherwise. */
@@ -40,6 +37,20 @@ export interface Database {
 /** NOTIFY channel telling every process to drop cached merchant keys and operator tokens. */
 export const CACHE_CHANNEL = 'payment_orders_cache';
 
+/** NOTIFY channel telling the webhook dispatchers that an outbox row is due (sent on commit). */
+export const OUTBOX_CHANNEL = 'payment_orders_outbox';
+
+/**
+ * Sends a NOTIFY on `channel` from inside the caller's transaction: PostgreSQL delivers it to every
+ * listening process when (and only if) the transaction commits.
+ */
+export async function notify(
+  ex: Executor,
+  channel: typeof CACHE_CHANNEL | typeof OUTBOX_CHANNEL,
+): Promise<void> {
+  await ex.execute(sql`SELECT pg_notify(${channel}, '')`);
+}
+
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('../../drizzle', import.meta.url));
 
 /** Key of the advisory lock that serialises migrations of concurrently starting processes. */
@@ -47,7 +58,7 @@ const MIGRATION_LOCK_KEY = 727_401_001;
 
 function loggerOf(options: OpenOptions) {
   const log = options.logQuery;
-  return log ? { logger: { logQuery: (query: string) => log(query) } } : {};
+  return log ? { logger: { logQuery: (query: string, params: unknown[]) => log(query, params) } } : {};
 }
 
 /** Returns the rows of a `db.execute` result for both drivers (both expose `.rows`). */
@@ -63,7 +74,7 @@ export interface OpenOptions {
   /** Whether to apply pending migrations (default true). */
   migrate?: boolean;
   /** Told the text of every statement run through drizzle (tests count statements with it). */
-  logQuery?: (query: string) => void;
+  logQuery?: (query: string, params: unknown[]) => void;
 }
 
 /**
@@ -81,7 +92,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     await client.connect();
     try {
       await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-      await migrateNodePg(drizzleNodePg(client, { schema }), { migrationsFolder: MIGRATIONS_FOLDER });
+      await migrateNodePg(drizzleNodePg(client), { migrationsFolder: MIGRATIONS_FOLDER });
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
       await client.end();
@@ -99,7 +110,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
   });
-  const db = drizzleNodePg(pool, { schema, ...loggerOf(options) }) as unknown as Db;
+  const db = drizzleNodePg(pool, loggerOf(options)) as unknown as Db;
   return {
     db,
     kind: 'postgres',
@@ -169,14 +180,19 @@ async function openPglite(options: OpenOptions): Promise<Database> {
   }
   try {
     await client.waitReady;
-    const pdb = drizzlePglite(client, { schema, ...loggerOf(options) });
+    const pdb = drizzlePglite(client, loggerOf(options));
     if (options.migrate !== false) await migratePglite(pdb, { migrationsFolder: MIGRATIONS_FOLDER });
     const db = pdb as unknown as Db;
     return {
       db,
       kind: 'pglite',
       directory: options.dataDir,
-      listen: async () => async () => undefined,
+      listen: async (channel, handler) => {
+        const stop = await client.listen(channel, () => handler());
+        return async () => {
+          await stop().catch(() => undefined);
+        };
+      },
       poolStats: () => ({ total: 1, idle: 0, waiting: 0 }),
       ping: async () => {
         await db.execute(sql`SELECT 1`);

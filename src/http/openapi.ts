@@ -1,4 +1,5 @@
 import type { FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import type { TObject } from '@sinclair/typebox';
 
 const AUTH_TEXT = `Every /merchant request carries two headers: \`client-api-key\` (your API key) and \`x-api-key\`,
 the lowercase hex SHA-256 of \`<API_KEY>|<request body>\` over the exact bytes sent (compact JSON by
@@ -111,8 +112,44 @@ const SECURITY: Array<[RegExp, Record<string, string[]>[]]> = [
   [/^\/trader\//, [{ deviceBearer: [] }]],
 ];
 
+/** The merchant endpoints' operation ids, as merchants' code generators will name them. */
+const OPERATION_IDS: Record<string, string> = {
+  'POST /merchant/createOrder': 'createOrder',
+  'GET /merchant/order/{id}': 'getOrder',
+  'GET /merchant/orders': 'listOrders',
+  'GET /merchant/balance/{merchant_id}': 'getBalance',
+  'GET /merchant/banks': 'listBanks',
+  'GET /merchant/bank-standards': 'listBankStandards',
+  'GET /merchant/pool/requisites': 'listPoolRequisites',
+  'POST /merchant/receipt/upload': 'uploadReceipt',
+};
+
+/**
+ * An operation id for every route: the merchant endpoints' names above, else one made of the method
+ * and the path (`GET /admin/orders/{id}` -> `getAdminOrdersById`), unique as the route is.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const known = OPERATION_IDS[`${method} ${path}`];
+  if (known) return known;
+  const words = path
+    .split('/')
+    .filter(Boolean)
+    .flatMap((part) => {
+      const param = /^\{(\w+)\}$/.exec(part)?.[1];
+      return (param ? `by-${param}` : part).split(/[-_]/);
+    });
+  return [method.toLowerCase(), ...words.map((w) => w.charAt(0).toUpperCase() + w.slice(1))].join('');
+}
+
+/** Schemas the document shows that the HTTP layer does not own (it imports no module). */
+export interface OpenApiExtras {
+  /** The success webhook body (the webhooks module's WebhookBodySchema). */
+  webhookBody: TObject;
+}
+
 /** The OpenAPI 3.1 document generated from the route schemas (issue 10 section 4). */
-export function openApiOptions(publicBaseUrl: string): FastifyDynamicSwaggerOptions {
+export function openApiOptions(publicBaseUrl: string, extras: OpenApiExtras): FastifyDynamicSwaggerOptions {
+  const webhookKeys = Object.keys(extras.webhookBody.properties).join(', ');
   return {
     openapi: {
       openapi: '3.1.0',
@@ -161,29 +198,11 @@ export function openApiOptions(publicBaseUrl: string): FastifyDynamicSwaggerOpti
         orderSuccess: {
           post: {
             summary: 'Order success webhook, sent to success_callback_url',
-            description: `Sent when an order becomes success; signed like a request (header x-api-key = hex sha256 of "<API_KEY>|<body>" with your current key). Answer HTTP 200 within 10 s; anything else is retried after 15 s, 1 min, 5 min, 15 min and 1 h. Keys in this order, absent ones left out: id, order_id, type, amount, currency, status, created_at, amountAfterFee, usdtAmount, usdtAmountAfterFee, exchangeRate, cryptoAmount (+ direction for payouts).`,
+            description: `Sent when an order becomes success; signed like a request (header x-api-key = hex sha256 of "<API_KEY>|<body>" with your current key). Answer HTTP 200 within 10 s; anything else is retried after 15 s, 1 min, 5 min, 15 min and 1 h. Keys in this order, absent ones left out: ${webhookKeys}.`,
             requestBody: {
               content: {
                 'application/json': {
-                  schema: {
-                    type: 'object',
-                    required: ['id', 'order_id', 'type', 'amount', 'currency', 'status', 'created_at'],
-                    properties: {
-                      id: { type: 'string' },
-                      order_id: { type: 'string' },
-                      type: { type: 'string' },
-                      amount: { type: 'string', description: 'Gross amount, an integer as a string (fiat)' },
-                      currency: { type: 'string' },
-                      status: { type: 'string', const: 'success' },
-                      created_at: { type: 'string', description: 'UTC YYYY-MM-DD HH:MM:SS.mmm' },
-                      amountAfterFee: { type: 'number' },
-                      usdtAmount: { type: 'number' },
-                      usdtAmountAfterFee: { type: 'number' },
-                      exchangeRate: { type: 'number' },
-                      cryptoAmount: { type: 'string' },
-                      direction: { type: 'string', const: 'PAYOUT' },
-                    },
-                  },
+                  schema: extras.webhookBody,
                   example: {
                     id: 'lux01993328-a828-7581-b3a9-e712a6a0e88c',
                     order_id: 'order-1',
@@ -208,8 +227,10 @@ export function openApiOptions(publicBaseUrl: string): FastifyDynamicSwaggerOpti
       }
       const security = SECURITY.find(([re]) => re.test(url))?.[1];
       const method = (Array.isArray(route.method) ? route.method[0] : route.method) as string;
-      const example = EXAMPLES[`${method} ${url.replace(/:(\w+)/g, '{$1}')}`];
+      const path = url.replace(/:(\w+)/g, '{$1}');
+      const example = EXAMPLES[`${method} ${path}`];
       const out: Record<string, unknown> = { ...(schema ?? {}) };
+      out.operationId ??= operationIdOf(method, path);
       if (security) out.security = security;
       if (example?.body && out.body) out.body = { ...(out.body as object), examples: [example.body] };
       if (example && out.response) {

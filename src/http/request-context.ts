@@ -1,4 +1,5 @@
-import type { MerchantRow } from '../modules/merchants/merchants-repository.js';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../lib/errors.js';
 
 /** Who is acting in an admin request, for the audit trail. */
 export interface AdminActor {
@@ -14,10 +15,14 @@ declare module 'fastify' {
     rawBody?: Buffer;
     /** Set when the body was not JSON or not an object: answered with INVALID_JSON after authentication. */
     bodyParseError?: boolean;
-    /** The authenticated merchant of a `/merchant/*` request. */
-    merchant?: MerchantRow;
     /** The API key of the request, kept for rate-limit keys. Never logged. */
     merchantKeyDigest?: string;
     adminActor?: AdminActor;
   }
+}
+
+/** The acting operator of an admin request; only valid behind the admin auth hook (401 otherwise). */
+export function actorOf(request: FastifyRequest): AdminActor {
+  if (!request.adminActor) throw new AppError('UNAUTHORIZED');
+  return request.adminActor;
 }

@@ -41,9 +41,6 @@ export const errorResponses = {
 /** `{success: true, data}` (decisions.md section 2, "other endpoints"). */
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
 
-/** A loose object for admin payloads whose fields are listed in the README, not fixed here. */
-export const AnyObject = Type.Object({}, { additionalProperties: true });
-
 export const MerchantHeaders = Type.Object({
   'client-api-key': Type.Optional(Type.String({ description: 'The merchant API key in plain text' })),
   'x-api-key': Type.Optional(Type.String({ description: 'hex SHA-256 of "<API_KEY>|<body>"' })),

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { createHash, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq, inArray, or, sql } from 'drizzle-orm';
-import { apiKeys, ledgerEntries, orders } from '../../src/db/schema.js';
+import { ledgerEntries } from '../../src/db/tables/ledger.js';
+import { apiKeys } from '../../src/db/tables/merchants.js';
+import { orders } from '../../src/db/tables/orders.js';
 import { createSecretBox } from '../../src/lib/secrets.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { and, eq, inArray, sql } from 'drizzle-orm';
-import { auditLog, ledgerEntries } from '../../src/db/schema.js';
+import { auditLog } from '../../src/db/tables/audit.js';
+import { ledgerEntries } from '../../src/db/tables/ledger.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
   addRequisite,

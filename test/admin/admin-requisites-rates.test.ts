@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { requisites } from '../../src/db/schema.js';
+import { requisites } from '../../src/db/tables/requisites.js';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { admin, adminRaw, createMerchant, createOrder } from '../helpers/merchant-client.js';
 

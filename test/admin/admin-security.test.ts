@@ -3,7 +3,8 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq, inArray } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
-import { auditLog, requisites } from '../../src/db/schema.js';
+import { auditLog } from '../../src/db/tables/audit.js';
+import { requisites } from '../../src/db/tables/requisites.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.js';
 import {
   addRequisite,

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import fc, { type Arbitrary } from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
 import { ERROR_STATUS, type ErrorCode } from '../../src/lib/errors.js';
-import { CRYPTO_TYPES, FIAT_TYPES } from '../../src/modules/orders/payment-types.js';
+import { CRYPTO_TYPES, FIAT_TYPES } from '../../src/modules/catalog/payment-types.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';
 import {

@@ -4,6 +4,12 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { addRequisite, admin, createMerchant, createOrder } from '../helpers/merchant-client.js';
 
+/** The parts of an OpenAPI operation this test reads. */
+interface OpenApiOperation {
+  operationId?: string;
+  responses?: Record<string, { content?: Record<string, { schema?: Record<string, unknown> }> }>;
+}
+
 const MERCHANT_ROUTES = [
   ['post', '/merchant/createOrder'],
   ['get', '/merchant/order/{id}'],
@@ -44,6 +50,28 @@ describe('OpenAPI document and metrics (issue 10)', () => {
     );
     const ui = await t.app.inject({ method: 'GET', url: '/docs' });
     assert.ok([200, 302].includes(ui.statusCode));
+  });
+
+  it('every route has a unique operationId and a typed answer (issue 18 item 9)', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
+    const seen = new Map<string, string>();
+    for (const [path, operations] of Object.entries<Record<string, OpenApiOperation>>(doc.paths)) {
+      for (const [method, op] of Object.entries(operations)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        assert.match(op.operationId ?? '', /^[a-z][A-Za-z0-9]+$/, `${where} has an operationId`);
+        assert.equal(seen.get(op.operationId ?? ''), undefined, `${where} repeats ${op.operationId}`);
+        seen.set(op.operationId ?? '', where);
+        const answers = Object.entries(op.responses ?? {}).filter(([code]) => code.startsWith('2'));
+        assert.ok(answers.length > 0, `${where} declares a success answer`);
+        for (const [code, answer] of answers) {
+          const schema = answer.content?.['application/json']?.schema;
+          if (!answer.content?.['application/json']) continue;
+          const typed = schema?.$ref || schema?.properties || schema?.items || schema?.anyOf || schema?.oneOf;
+          assert.ok(typed, `${where} ${code} answers a typed schema, not an open object`);
+        }
+      }
+    }
+    assert.ok(seen.size >= 50, `all routes are documented (${seen.size})`);
   });
 
   it('/metrics counts requests, orders, outcomes and pool use in Prometheus format', async () => {

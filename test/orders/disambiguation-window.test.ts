@@ -4,8 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import type { App } from '../../src/http/schemas.js';
-import { firstFreeRubAmount } from '../../src/modules/orders/orders-repository.js';
 import { disambiguateAmount } from '../../src/modules/orders/orders-rules.js';
+import { firstFreeRubAmount } from '../../src/modules/orders/requisite-claim.js';
 import { startTestApp, type TestApp, testConfig } from '../helpers/app.js';
 import { testDatabaseUrl } from '../helpers/database.js';
 import {

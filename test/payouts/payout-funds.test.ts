@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
-import { holds, ledgerEntries } from '../../src/db/schema.js';
+import { holds, ledgerEntries } from '../../src/db/tables/ledger.js';
 import { activeHoldSums, ledgerSums } from '../../src/modules/ledger/ledger-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres } from '../helpers/database.js';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { receipts } from '../../src/db/schema.js';
+import { receipts } from '../../src/db/tables/receipts.js';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.js';
 import { jpegFile, multipartBody, padTo, pdfFile, pngFile } from '../helpers/files.js';
 import {

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { eq } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';
-import { receipts } from '../../src/db/schema.js';
+import { receipts } from '../../src/db/tables/receipts.js';
 import type { App } from '../../src/http/schemas.js';
 import { AppError } from '../../src/lib/errors.js';
 import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Database, openDatabase } from '../../src/db/database.js';
-import { webhookAttempts, webhookDeliveries } from '../../src/db/schema.js';
+import { webhookAttempts, webhookDeliveries } from '../../src/db/tables/webhooks.js';
 import type { Clock } from '../../src/lib/clock.js';
 import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';
 import { createOutboundGuard, type OutboundGuard } from '../../src/modules/outbound/outbound-guard.js';

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/database.js';
-import { auditLog } from '../../db/schema.js';
+import { auditLog } from '../../db/tables/audit.js';
 import type { AdminActor } from '../../http/request-context.js';
 
 /** One admin change for the append-only audit trail. `before`/`after` are JSON snapshots. */

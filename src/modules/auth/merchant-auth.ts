@@ -1,9 +1,15 @@
 import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import { sha256Hex } from '../../lib/secrets.js';
-import type { MerchantRow } from '../merchants/merchants-repository.js';
-import type { MerchantsService } from '../merchants/merchants-service.js';
+import type { MerchantRow, MerchantsService } from '../merchants/index.js';
 import { signedTextCandidates, verifySignature } from './signature.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated merchant of a `/merchant/*` request. */
+    merchant?: MerchantRow;
+  }
+}
 
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];

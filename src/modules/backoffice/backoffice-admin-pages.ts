@@ -1,13 +1,11 @@
-import type { Services } from '../../app.js';
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import type { MerchantSettingsInput } from '../merchants/merchants-service.js';
-import { listAudit } from '../operators/operators-admin-routes.js';
-import type { RequisiteInput } from '../requisites/requisites-service.js';
-import { act, type Form, render } from './backoffice-routes.js';
+import type { MerchantSettingsInput } from '../merchants/index.js';
+import type { RequisiteInput } from '../requisites/index.js';
 import { checkCsrf, requirePermission, userOf } from './backoffice-session.js';
+import { act, type Form, render, str } from './console-pages.js';
+import type { ConsoleServices } from './console-services.js';
 
-const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 const list = (v: string | undefined) =>
   str(v)
     ?.split(',')
@@ -47,7 +45,7 @@ function settingsFromForm(form: Form): MerchantSettingsInput {
 }
 
 /** Console pages for admins and viewers: merchants, requisites, rates, crypto, audit, operators. */
-export function adminPages(pages: App, services: Services) {
+export function adminPages(pages: App, services: ConsoleServices) {
   const { merchants, ledger, requisites, rates, crypto, operators } = services;
 
   // --- merchants ----------------------------------------------------------------------------------
@@ -227,8 +225,7 @@ export function adminPages(pages: App, services: Services) {
   pages.get('/backoffice/audit', async (request, reply) => {
     requirePermission(request, 'audit.read');
     const q = request.query as Form;
-    const rows = await listAudit(
-      services.database,
+    const rows = await services.audit.list(
       { actor: str(q.actor), action: str(q.action), targetId: str(q.target_id) },
       300,
     );

@@ -5,14 +5,13 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import { Eta } from 'eta';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Services } from '../../app.js';
+import type { FastifyRequest } from 'fastify';
 import { logFailure } from '../../http/error-handler.js';
 import { errorHeaders, resolveError } from '../../http/error-mapping.js';
+import { MULTIPART_LIMITS, type UploadReader } from '../../http/multipart.js';
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
-import { MULTIPART_LIMITS } from '../receipts/receipts-routes.js';
 import { adminPages } from './backoffice-admin-pages.js';
 import {
   checkCsrf,
@@ -25,6 +24,8 @@ import {
   SESSION_COOKIE,
   userOf,
 } from './backoffice-session.js';
+import { act, consoleErrorText, type Form, render, safeBack, str } from './console-pages.js';
+import type { ConsoleServices } from './console-services.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CSS = readFileSync(here('./assets/backoffice.css'));
@@ -32,76 +33,6 @@ const CSS = readFileSync(here('./assets/backoffice.css'));
 /** The console's Content-Security-Policy: no script at all, our own styles, frames of our own only. */
 const CONSOLE_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-src 'self'; object-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-/** Title and text of the console's error page for an error code. */
-function consoleErrorText(error: AppError): { title: string; text: string; code: string } {
-  const detail = error.details?.map((d) => `${d.field}: ${d.problem}`).join('; ');
-  const texts: Partial<Record<AppError['code'], [string, string]>> = {
-    FORBIDDEN: ['Not allowed', 'Your role does not allow this page or action, or the form expired.'],
-    NOT_FOUND: ['Not found', 'Nothing here.'],
-    ORDER_NOT_FOUND: ['Not found', 'No such order.'],
-    TOO_MANY_REQUESTS: [
-      'Too many attempts',
-      `Wait ${error.headers?.['retry-after'] ?? 'a few'} seconds and try again.`,
-    ],
-    UNSUPPORTED_MEDIA_TYPE: ['Unsupported form', 'The console takes its own HTML forms only.'],
-    VALIDATION_ERROR: ['Invalid input', detail ?? 'A field is not valid.'],
-    SERVICE_UNAVAILABLE: ['Unavailable', 'The database cannot be reached right now; try again shortly.'],
-    INTERNAL_ERROR: ['Something went wrong', 'The request id is in the logs.'],
-  };
-  const [title, text] = texts[error.code] ?? [error.code, detail ?? 'The action was refused.'];
-  return { title, text, code: error.code };
-}
-
-/** Form fields as @fastify/formbody gives them. */
-export type Form = Record<string, string | undefined>;
-
-/** Renders a console page inside the layout, with the user, CSRF token and flash messages. */
-export function render(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  page: string,
-  data: Record<string, unknown>,
-) {
-  const user = request.consoleUser;
-  const q = request.query as { msg?: string; error?: string } | undefined;
-  return reply.type('text/html; charset=utf-8').view(page, {
-    ...data,
-    user: user ? { username: user.operator.username, role: user.operator.role, can: user.can } : undefined,
-    csrf: user?.csrf ?? '',
-    msg: q?.msg ?? null,
-    error: q?.error ?? null,
-  });
-}
-
-/**
- * Where a form may send the browser back to: a path inside the console (`/backoffice...`), never
- * another origin (`//evil`, `/\\evil`, `https:`), else `fallback`. Guards every `back` field.
- */
-export function safeBack(value: string | undefined, fallback: string): string {
-  if (!value) return fallback;
-  // Only path characters (no backslash, no scheme), and no '//' that a browser could read as a host.
-  return /^\/backoffice(?:[/?#][\w\-./?=&%#~:+,;@]*)?$/.test(value) && !value.includes('//')
-    ? value
-    : fallback;
-}
-
-/** Runs a form action and redirects to `back` with a message, or with the error code it failed with. */
-export async function act(reply: FastifyReply, back: string, action: () => Promise<string>) {
-  const sep = back.includes('?') ? '&' : '?';
-  try {
-    const msg = await action();
-    return reply.redirect(`${back}${sep}msg=${encodeURIComponent(msg)}`, 303);
-  } catch (err) {
-    if (err instanceof AppError && err.code !== 'FORBIDDEN') {
-      const detail = err.details?.[0] ? ` (${err.details[0].field}: ${err.details[0].problem})` : '';
-      return reply.redirect(`${back}${sep}error=${encodeURIComponent(err.code + detail)}`, 303);
-    }
-    throw err;
-  }
-}
-
-const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
 /**
  * The operators' console at `/backoffice` (issue 8): server-rendered pages over the same services
@@ -111,7 +42,9 @@ const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? und
 export function backofficeRoutes(
   app: App,
   deps: {
-    services: Services;
+    services: ConsoleServices;
+    /** Reads and drops multipart uploads (a payout's proof). */
+    uploads: UploadReader;
     /** Wrong-password throttle per IP (only failures count). */
     loginThrottle: {
       check(request: FastifyRequest): Promise<void>;
@@ -337,7 +270,7 @@ export function backofficeRoutes(
       });
       pages.post('/backoffice/payouts/:id/sent', async (request, reply) => {
         const { id } = request.params as { id: string };
-        const upload = await receipts.readMultipart(request.parts(), 'proof');
+        const upload = await deps.uploads.read(request.parts(), 'proof');
         try {
           checkCsrf(request, upload.fields._csrf);
           const user = requirePermission(request, 'payouts.manage');
@@ -346,7 +279,7 @@ export function backofficeRoutes(
             return 'Payout marked sent';
           });
         } finally {
-          await receipts.discardUpload(upload);
+          await deps.uploads.discard(upload);
         }
       });
       pages.post('/backoffice/payouts/:id/failed', async (request, reply) => {

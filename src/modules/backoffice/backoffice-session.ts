@@ -2,8 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError } from '../../lib/errors.js';
 import { randomToken, safeEqual } from '../../lib/secrets.js';
-import type { OperatorRow, OperatorsService } from '../operators/operators-service.js';
-import { can, type Permission } from '../operators/permissions.js';
+import type { OperatorRow, OperatorsService } from '../operators/index.js';
+import { can, type Permission } from '../operators/index.js';
 
 export const SESSION_COOKIE = 'bo_session';
 export const LOGIN_CSRF_COOKIE = 'bo_login_csrf';

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
+import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
-import { actorOf } from '../auth/admin-auth.js';
+import { AdminBankSchema } from './banks-admin-schemas.js';
 import type { BanksService } from './banks-service.js';
 
 const Bank = Type.Object({ code: Type.String(), name: Type.String() });
@@ -41,14 +42,6 @@ export function banksRoutes(
   );
 }
 
-const AdminBank = Type.Object({
-  code: Type.String(),
-  name: Type.String(),
-  enabled: Type.Boolean(),
-  sbp: Type.Boolean(),
-  card: Type.Boolean(),
-});
-
 const adminBankView = (b: { code: string; name: string; enabled: boolean; sbp: boolean; card: boolean }) => ({
   code: b.code,
   name: b.name,
@@ -61,7 +54,12 @@ const adminBankView = (b: { code: string; name: string; enabled: boolean; sbp: b
 export function banksAdminRoutes(app: App, deps: { banks: BanksService }) {
   app.get(
     '/admin/banks',
-    { schema: { tags: ['admin'], response: { 200: Envelope(Type.Array(AdminBank)), ...errorResponses } } },
+    {
+      schema: {
+        tags: ['admin'],
+        response: { 200: Envelope(Type.Array(AdminBankSchema)), ...errorResponses },
+      },
+    },
     async () => ({ success: true as const, data: (await deps.banks.listAll()).map(adminBankView) }),
   );
   app.post(
@@ -75,7 +73,7 @@ export function banksAdminRoutes(app: App, deps: { banks: BanksService }) {
           sbp: Type.Optional(Type.Boolean()),
           card: Type.Optional(Type.Boolean()),
         }),
-        response: { 200: Envelope(AdminBank), ...errorResponses },
+        response: { 200: Envelope(AdminBankSchema), ...errorResponses },
       },
     },
     async (request) => ({
@@ -94,7 +92,7 @@ export function banksAdminRoutes(app: App, deps: { banks: BanksService }) {
           sbp: Type.Optional(Type.Boolean()),
           card: Type.Optional(Type.Boolean()),
         }),
-        response: { 200: Envelope(AdminBank), ...errorResponses },
+        response: { 200: Envelope(AdminBankSchema), ...errorResponses },
       },
     },
     async (request) => ({

@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { banks } from '../../db/schema.js';
+import { banks } from '../../db/tables/banks.js';
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError, invalidField } from '../../lib/errors.js';
-import { writeAudit } from '../audit/audit.js';
+import { writeAudit } from '../audit/index.js';
 
 export type BankRow = typeof banks.$inferSelect;
 

@@ -4,7 +4,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bech32, createBase58check } from '@scure/base';
 import { HDKey } from '@scure/bip32';
-import type { KeyNetwork } from './crypto-methods.js';
+import type { KeyNetwork } from '../catalog/index.js';
 
 const base58check = createBase58check(sha256);
 

@@ -1,9 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import type { preValidationAsyncHookHandler } from 'fastify';
-import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { bearerToken } from '../../http/bearer.js';
+import { actorOf } from '../../http/request-context.js';
+import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { safeEqual } from '../../lib/secrets.js';
-import { actorOf } from '../auth/admin-auth.js';
+import {
+  ChainNotificationResultSchema,
+  CryptoOverviewSchema,
+  PoolAddressesAddedSchema,
+  XpubSetSchema,
+} from './crypto-admin-schemas.js';
 import type { CryptoService } from './crypto-service.js';
 
 const Network = Type.Union(
@@ -14,8 +21,7 @@ const Network = Type.Union(
 /** Bearer `CHAIN_WATCHER_TOKEN`; without a configured token the endpoint refuses everyone. */
 function watcherAuth(token: string | undefined): preValidationAsyncHookHandler {
   return async (request) => {
-    const value = request.headers.authorization;
-    const given = typeof value === 'string' && value.startsWith('Bearer ') ? value.slice(7).trim() : '';
+    const given = bearerToken(request);
     if (!token || !given || !safeEqual(given, token)) throw new AppError('UNAUTHORIZED');
     if (request.bodyParseError) throw new AppError('INVALID_JSON');
   };
@@ -52,16 +58,7 @@ export function chainRoutes(app: App, deps: { crypto: CryptoService; watcherToke
           ]),
           confirmations: Type.Optional(Type.Integer({ minimum: 0 })),
         }),
-        response: {
-          200: Envelope(
-            Type.Object({
-              outcome: Type.String({ description: 'credited, partial, late, unmatched or duplicate' }),
-              order_id: Type.Union([Type.String(), Type.Null()]),
-              status: Type.Union([Type.String(), Type.Null()]),
-            }),
-          ),
-          ...errorResponses,
-        },
+        response: { 200: Envelope(ChainNotificationResultSchema), ...errorResponses },
       },
     },
     async (request) => {
@@ -93,7 +90,7 @@ export function cryptoAdminRoutes(app: App, deps: { crypto: CryptoService }) {
           network: Type.String({ maxLength: 10 }),
           xpub: Type.String({ minLength: 20, maxLength: 200 }),
         }),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(XpubSetSchema), ...errorResponses },
       },
     },
     async (request) => ({
@@ -110,7 +107,7 @@ export function cryptoAdminRoutes(app: App, deps: { crypto: CryptoService }) {
           network: Type.String({ maxLength: 10 }),
           addresses: Type.Array(Type.String({ maxLength: 100 }), { minItems: 1, maxItems: 10_000 }),
         }),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(PoolAddressesAddedSchema), ...errorResponses },
       },
     },
     async (request) => ({
@@ -120,7 +117,7 @@ export function cryptoAdminRoutes(app: App, deps: { crypto: CryptoService }) {
   );
   app.get(
     '/admin/crypto',
-    { schema: { tags: ['admin'], response: { 200: Envelope(AnyObject), ...errorResponses } } },
+    { schema: { tags: ['admin'], response: { 200: Envelope(CryptoOverviewSchema), ...errorResponses } } },
     async () => ({ success: true as const, data: await deps.crypto.overview() }),
   );
 }

@@ -1,7 +1,7 @@
 import type { Decimal } from 'decimal.js';
-import { money, roundHalfUp, roundUp } from '../../lib/money.js';
-import { computeFee } from '../orders/orders-rules.js';
-import type { CryptoMethod } from './crypto-methods.js';
+import { roundHalfUp, roundUp } from '../../lib/money.js';
+import type { CryptoMethod } from '../catalog/index.js';
+import { computeFee } from '../orders/index.js';
 
 /** Rates a crypto quote may use, as units of RUB per one unit of the coin / of USDT. */
 export interface CryptoRates {
@@ -95,13 +95,6 @@ export function cryptoCredit(input: {
   if (!gross) return undefined;
   const currency = settlement === 'usdt' ? 'USDT' : 'RUB';
   return { currency, gross, net: gross.minus(computeFee(gross, feePercent)) };
-}
-
-/** A coin amount: a positive number with at most 8 decimals (decisions.md section 3 INVALID_AMOUNT). */
-export function parseCryptoAmount(value: unknown): Decimal | undefined {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e12) return undefined;
-  const d = money(String(value));
-  return d.decimalPlaces() <= 8 ? d : undefined;
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { HDKey } from '@scure/bip32';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
-import { cryptoPoolAddresses, cryptoXpubs, orders } from '../../db/schema.js';
+import { cryptoPoolAddresses, cryptoXpubs } from '../../db/tables/crypto.js';
+import type { KeyNetwork } from '../catalog/index.js';
+import { depositAddressInUse } from '../orders/index.js';
 import { deriveDepositAddress, parseExtendedPublicKey } from './address-derivation.js';
-import type { KeyNetwork } from './crypto-methods.js';
 
 /** How long a pool address stays with its order after the order ends, for late payments (issue 4). */
 export const POOL_HOLD_MS = 24 * 3600 * 1000;
@@ -33,15 +34,14 @@ export async function allocateDepositAddress(
   now: Date,
 ): Promise<{ address: string; index: number | null } | undefined> {
   if (network === 'ton') {
-    const holdSince = new Date(now.getTime() - POOL_HOLD_MS).toISOString();
+    const holdSince = new Date(now.getTime() - POOL_HOLD_MS);
     const rows = await ex
       .select()
       .from(cryptoPoolAddresses)
       .where(
         and(
           eq(cryptoPoolAddresses.network, 'ton'),
-          sql`NOT EXISTS (SELECT 1 FROM ${orders} o WHERE o.method = 'crypto' AND o.pd_address = ${cryptoPoolAddresses.address}
-                AND (o.status = 'pending' OR o.finished_at > ${holdSince}::timestamptz))`,
+          sql`NOT ${depositAddressInUse(sql`${cryptoPoolAddresses.address}`, holdSince)}`,
         ),
       )
       .orderBy(sql`${cryptoPoolAddresses.lastAssignedAt} ASC NULLS FIRST`)

@@ -5,10 +5,9 @@ import view from '@fastify/view';
 import { Type } from '@sinclair/typebox';
 import { Eta } from 'eta';
 import type { FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
+import { MULTIPART_LIMITS, type UploadReader } from '../../http/multipart.js';
 import { type App, errorResponses } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { MULTIPART_LIMITS } from '../receipts/receipts-routes.js';
-import type { ReceiptsService } from '../receipts/receipts-service.js';
 import { pickLang, TEXTS } from './form-format.js';
 import type { FormService } from './form-service.js';
 
@@ -52,7 +51,8 @@ export function formRoutes(
   app: App,
   deps: {
     form: FormService;
-    receipts: ReceiptsService;
+    /** Reads and drops the payer's receipt upload. */
+    uploads: UploadReader;
     frameAncestors: string;
     limits: {
       page: preHandlerAsyncHookHandler;
@@ -61,7 +61,7 @@ export function formRoutes(
     };
   },
 ) {
-  const { form, receipts } = deps;
+  const { form } = deps;
   const csp = formCsp(deps.frameAncestors);
 
   void app.register(async (scope: App) => {
@@ -146,11 +146,11 @@ export function formRoutes(
         if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data')) {
           throw new AppError('RECEIPT_REQUIRED');
         }
-        const upload = await receipts.readMultipart(request.parts(), 'receipt');
+        const upload = await deps.uploads.read(request.parts(), 'receipt');
         try {
           return { success: true as const, ...(await form.uploadReceipt(request.params.id, upload)) };
         } finally {
-          await receipts.discardUpload(upload);
+          await deps.uploads.discard(upload);
         }
       },
     );

@@ -1,14 +1,14 @@
 import QRCode from 'qrcode';
 import type { Database } from '../../db/database.js';
+import type { MultipartUpload } from '../../http/multipart.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { isInternalId } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
-import type { OrderRow } from '../orders/order-view.js';
-import { remainingSeconds } from '../orders/order-view.js';
-import { findOrderById } from '../orders/orders-repository.js';
-import { FORM_TYPES, requisiteNeedFor } from '../orders/payment-types.js';
-import type { MultipartUpload, ReceiptsService } from '../receipts/receipts-service.js';
+import { FORM_TYPES, requisiteNeedFor } from '../catalog/index.js';
+import type { OrderRow } from '../orders/index.js';
+import { findOrderById, remainingSeconds } from '../orders/index.js';
+import type { ReceiptsService } from '../receipts/index.js';
 import { formatCard, formatPhone, paymentUri } from './form-format.js';
 
 /** What the payer sees of an order's progress. */
@@ -43,7 +43,7 @@ export function createFormService(deps: { database: Database; clock: Clock; rece
       status: order.status,
       state,
       remainingSeconds: state === 'pending' ? (remainingSeconds(order, nowMs) ?? 0) : 0,
-      receiptStatus: await receipts.latestStatus(order.id),
+      receiptStatus: order.receiptStatus,
       cryptoAmount:
         order.method === 'crypto' && order.cryptoAmount !== null
           ? money(order.cryptoAmount).toFixed(8)

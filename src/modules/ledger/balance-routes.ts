@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js';
-import { assertOwnMerchantId } from '../auth/merchant-auth.js';
+import { assertOwnMerchantId } from '../auth/index.js';
 import type { LedgerService } from './ledger-service.js';
 
 const CurrencyBalance = Type.Object({

@@ -2,7 +2,7 @@ import type { Decimal } from 'decimal.js';
 import { and, eq, sql } from 'drizzle-orm';
 import { v4 as uuidv4 } from 'uuid';
 import type { Executor } from '../../db/database.js';
-import { balances, holds, ledgerEntries } from '../../db/schema.js';
+import { balances, holds, ledgerEntries } from '../../db/tables/ledger.js';
 import { money, toDbAmount } from '../../lib/money.js';
 
 /** Ledger account names. A merchant account's entries sum to that merchant's balance. */
@@ -67,7 +67,11 @@ export async function postJournal(ex: Executor, journal: Journal): Promise<strin
   return journalId;
 }
 
-/** Moves a merchant's running balance and/or reserved amount by the given signed deltas. */
+/**
+ * Moves a merchant's running balance and/or reserved amount by the given signed deltas. A release
+ * of reserved funds (negative) updates the existing row: PostgreSQL checks `reserved >= 0` on the
+ * row an upsert proposes before it finds the conflict, so a negative upsert would fail there.
+ */
 export async function addToBalance(
   ex: Executor,
   merchantId: string,
@@ -76,17 +80,22 @@ export async function addToBalance(
 ): Promise<void> {
   const b = toDbAmount(delta.balance ?? money(0));
   const r = toDbAmount(delta.reserved ?? money(0));
+  const set = {
+    balance: sql`${balances.balance} + ${b}::numeric`,
+    reserved: sql`${balances.reserved} + ${r}::numeric`,
+    updatedAt: sql`now()`,
+  };
+  if (delta.reserved?.isNegative()) {
+    await ex
+      .update(balances)
+      .set(set)
+      .where(and(eq(balances.merchantId, merchantId), eq(balances.currency, currency)));
+    return;
+  }
   await ex
     .insert(balances)
     .values({ merchantId, currency, balance: b, reserved: r })
-    .onConflictDoUpdate({
-      target: [balances.merchantId, balances.currency],
-      set: {
-        balance: sql`${balances.balance} + ${b}::numeric`,
-        reserved: sql`${balances.reserved} + ${r}::numeric`,
-        updatedAt: sql`now()`,
-      },
-    });
+    .onConflictDoUpdate({ target: [balances.merchantId, balances.currency], set });
 }
 
 export interface BalanceRow {
@@ -196,4 +205,28 @@ export async function activeHoldSums(ex: Executor, merchantId: string): Promise<
     .where(and(eq(holds.merchantId, merchantId), eq(holds.status, 'active')))
     .groupBy(holds.currency);
   return new Map(rows.map((r) => [r.currency, money(r.sum)]));
+}
+
+/**
+ * Ledger posting of a successful PAYIN (docs/decisions.md section 6): the merchant gets the net, fee
+ * revenue the difference, and the gross comes from PAYIN clearing. Balanced per currency.
+ */
+export async function postPayinCredit(
+  ex: Executor,
+  credit: { merchantId: string; orderId: string; currency: string; gross: Decimal; net: Decimal },
+): Promise<void> {
+  await postJournal(ex, {
+    kind: 'payin_credit',
+    orderId: credit.orderId,
+    entries: [
+      {
+        account: ACCOUNTS.merchant(credit.merchantId),
+        merchantId: credit.merchantId,
+        currency: credit.currency,
+        amount: credit.net,
+      },
+      { account: ACCOUNTS.feeRevenue, currency: credit.currency, amount: credit.gross.minus(credit.net) },
+      { account: ACCOUNTS.payinClearing, currency: credit.currency, amount: credit.gross.negated() },
+    ],
+  });
 }

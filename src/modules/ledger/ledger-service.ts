@@ -2,9 +2,9 @@ import type { Database } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money, toJsonAmount } from '../../lib/money.js';
-import { writeAudit } from '../audit/audit.js';
-import { findMerchant } from '../merchants/merchants-repository.js';
-import { FIAT_CURRENCIES } from '../orders/payment-types.js';
+import { writeAudit } from '../audit/index.js';
+import { FIAT_CURRENCIES } from '../catalog/index.js';
+import { findMerchant } from '../merchants/index.js';
 import {
   ACCOUNTS,
   type BalanceRow,

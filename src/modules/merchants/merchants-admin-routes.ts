@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
-import { actorOf } from '../auth/admin-auth.js';
-import type { LedgerService } from '../ledger/ledger-service.js';
+import { actorOf } from '../../http/request-context.js';
+import { type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { ApiKeyIssuedSchema, MerchantCreatedSchema, MerchantSchema } from './merchants-admin-schemas.js';
 import type { MerchantsService } from './merchants-service.js';
 
 const Percent = Type.Union([
@@ -39,9 +39,9 @@ const settingsFields = {
 
 const MerchantIdParams = Type.Object({ merchant_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-/** Admin API for merchants, their keys and ledger adjustments (issue 2, section 3). */
-export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsService; ledger: LedgerService }) {
-  const { merchants, ledger } = deps;
+/** Admin API for merchants and their keys (issue 2, section 3). */
+export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsService }) {
+  const { merchants } = deps;
 
   app.post(
     '/admin/merchants',
@@ -56,7 +56,7 @@ export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsServi
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(MerchantCreatedSchema), ...errorResponses },
       },
     },
     async (request) => {
@@ -70,7 +70,9 @@ export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsServi
 
   app.get(
     '/admin/merchants',
-    { schema: { tags: ['admin'], response: { 200: Envelope(Type.Array(AnyObject)), ...errorResponses } } },
+    {
+      schema: { tags: ['admin'], response: { 200: Envelope(Type.Array(MerchantSchema)), ...errorResponses } },
+    },
     async () => ({ success: true as const, data: await merchants.list() }),
   );
 
@@ -80,7 +82,7 @@ export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsServi
       schema: {
         tags: ['admin'],
         params: MerchantIdParams,
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(MerchantSchema), ...errorResponses },
       },
     },
     async (request) => ({ success: true as const, data: await merchants.get(request.params.merchant_id) }),
@@ -96,7 +98,7 @@ export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsServi
           { ...settingsFields, enabled: Type.Optional(Type.Boolean()) },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(MerchantSchema), ...errorResponses },
       },
     },
     async (request) => ({
@@ -112,48 +114,12 @@ export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsServi
         tags: ['admin'],
         summary: 'Rotate the API key: the old key stops at once',
         params: MerchantIdParams,
-        response: {
-          200: Envelope(Type.Object({ merchant_id: Type.String(), api_key: Type.String() })),
-          ...errorResponses,
-        },
+        response: { 200: Envelope(ApiKeyIssuedSchema), ...errorResponses },
       },
     },
     async (request) => ({
       success: true as const,
       data: await merchants.rotateKey(request.params.merchant_id, actorOf(request)),
     }),
-  );
-
-  app.post(
-    '/admin/merchants/:merchant_id/ledger-adjustments',
-    {
-      schema: {
-        tags: ['admin'],
-        summary: 'Credit (positive) or debit (negative) a merchant balance',
-        params: MerchantIdParams,
-        body: Type.Object({
-          currency: Type.String({ maxLength: 8 }),
-          amount: Type.Union([Type.Number(), Type.String({ maxLength: 32 })]),
-          reason: Type.String({ minLength: 1, maxLength: 500 }),
-        }),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
-      },
-    },
-    async (request) => ({
-      success: true as const,
-      data: await ledger.adjust(request.params.merchant_id, request.body, actorOf(request)),
-    }),
-  );
-
-  app.get(
-    '/admin/merchants/:merchant_id/ledger',
-    {
-      schema: {
-        tags: ['admin'],
-        params: MerchantIdParams,
-        response: { 200: Envelope(AnyObject), ...errorResponses },
-      },
-    },
-    async (request) => ({ success: true as const, data: await ledger.entries(request.params.merchant_id) }),
   );
 }

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
-import { apiKeys, merchants } from '../../db/schema.js';
+import { apiKeys, merchants } from '../../db/tables/merchants.js';
 
 export type MerchantRow = typeof merchants.$inferSelect;
 export type NewMerchantRow = typeof merchants.$inferInsert;

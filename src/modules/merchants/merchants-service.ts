@@ -1,12 +1,11 @@
-import { sql } from 'drizzle-orm';
-import { CACHE_CHANNEL, type Database, type Executor } from '../../db/database.js';
+import { CACHE_CHANNEL, type Database, type Executor, notify } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
 import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
-import { writeAudit } from '../audit/audit.js';
-import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../orders/payment-types.js';
+import { writeAudit } from '../audit/index.js';
+import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../catalog/index.js';
 import {
   findActiveKeyCiphertext,
   findMerchant,
@@ -22,9 +21,9 @@ import {
   updateMerchant,
 } from './merchants-repository.js';
 
-/** Tells every process, on commit, to drop cached keys (PostgreSQL NOTIFY; harmless on PGlite). */
+/** Tells every process, on commit, to drop cached keys (PostgreSQL NOTIFY). */
 export async function notifyCaches(ex: Executor): Promise<void> {
-  await ex.execute(sql`SELECT pg_notify(${CACHE_CHANNEL}, 'invalidate')`);
+  await notify(ex, CACHE_CHANNEL);
 }
 
 /** Merchant settings as the admin API takes them (issue 2, `POST /admin/merchants`). */

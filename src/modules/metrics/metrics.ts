@@ -1,13 +1,13 @@
-import { sql } from 'drizzle-orm';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Database } from '../../db/database.js';
-import { rowsOf } from '../../db/database.js';
 
 /**
  * Prometheus metrics of one process (issue 10 section 3), on a registry of its own so that several
  * apps in one process (tests) never collide. Scraped at `GET /metrics`.
  */
-export function createMetrics(database: Database) {
+export function createMetrics(deps: {
+  /** Connections of the database pool (zeros on PGlite). */
+  poolStats: () => { total: number; idle: number; waiting: number };
+}) {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
 
@@ -49,25 +49,12 @@ export function createMetrics(database: Database) {
     registers: [registry],
   });
   new Gauge({
-    name: 'webhook_outbox_lag_seconds',
-    help: 'Age of the oldest due, undelivered webhook (0 when none)',
-    registers: [registry],
-    async collect() {
-      const rows = rowsOf<{ lag: string | null }>(
-        await database.db.execute(
-          sql`SELECT EXTRACT(EPOCH FROM (now() - min(next_attempt_at)))::float AS lag FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
-        ),
-      );
-      this.set(Math.max(0, Number(rows[0]?.lag ?? 0)));
-    },
-  });
-  new Gauge({
     name: 'db_pool_connections',
     help: 'Database pool connections by state (total, idle, waiting)',
     labelNames: ['state'] as const,
     registers: [registry],
     collect() {
-      const s = database.poolStats();
+      const s = deps.poolStats();
       this.set({ state: 'total' }, s.total);
       this.set({ state: 'idle' }, s.idle);
       this.set({ state: 'waiting' }, s.waiting);
@@ -76,6 +63,20 @@ export function createMetrics(database: Database) {
 
   return {
     registry,
+    /**
+     * A gauge whose value a module reads when Prometheus scrapes (e.g. the webhook outbox lag from
+     * the webhooks module, which owns that table).
+     */
+    gauge(name: string, help: string, read: () => Promise<number>) {
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          this.set(await read());
+        },
+      });
+    },
     observeRequest(route: string, method: string, status: number, seconds: number) {
       httpRequests.inc({ route, method, status: String(status) });
       httpDuration.observe({ route, method }, seconds);

@@ -1,13 +1,12 @@
 import { hash, verify } from '@node-rs/argon2';
 import { and, desc, eq, gt, isNull, lt } from 'drizzle-orm';
-import type { Database } from '../../db/database.js';
-import { operatorSessions, operators, operatorTokens } from '../../db/schema.js';
+import { CACHE_CHANNEL, type Database, notify } from '../../db/database.js';
+import { operatorSessions, operators, operatorTokens } from '../../db/tables/operators.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
-import { writeAudit } from '../audit/audit.js';
-import { notifyCaches } from '../merchants/merchants-service.js';
+import { writeAudit } from '../audit/index.js';
 import { ROLES, type Role } from './permissions.js';
 
 export type OperatorRow = typeof operators.$inferSelect;
@@ -109,7 +108,7 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
         if (patch.enabled === false || patch.password !== undefined) {
           await tx.delete(operatorSessions).where(eq(operatorSessions.operatorId, before.id));
         }
-        await notifyCaches(tx);
+        await notify(tx, CACHE_CHANNEL);
         await writeAudit(tx, actor, {
           action: 'operator.update',
           targetType: 'operator',
@@ -148,7 +147,7 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
           .update(operatorTokens)
           .set({ revokedAt: new Date(clock.now()) })
           .where(and(eq(operatorTokens.operatorId, op.id), isNull(operatorTokens.revokedAt)));
-        await notifyCaches(tx);
+        await notify(tx, CACHE_CHANNEL);
         await writeAudit(tx, actor, {
           action: 'operator.revoke_tokens',
           targetType: 'operator',

@@ -1,31 +1,16 @@
+import type { Static } from '@sinclair/typebox';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
-import type { MerchantRow } from '../merchants/merchants-repository.js';
-import { type Allowlist, isForbiddenLiteralHost } from '../outbound/address-policy.js';
-import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from './payment-types.js';
+import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../catalog/index.js';
+import type { MerchantRow } from '../merchants/index.js';
+import { type Allowlist, isForbiddenLiteralHost } from '../outbound/index.js';
+import type { CreateOrderBodySchema } from './orders-schemas.js';
 
-/** The createOrder body as the route schema lets it through (types still loose where codes differ). */
-export interface CreateOrderBody {
-  amount: unknown;
-  type: unknown;
-  merchant_id?: unknown;
-  order_id?: string | null;
-  direction?: 'PAYIN' | 'PAYOUT';
-  success_callback_url?: string | null;
-  client_id?: string | null;
-  client_registered_at?: unknown;
-  client_orders_count?: unknown;
-  client_paid_count?: unknown;
-  currency?: unknown;
-  convertToUsdt?: boolean | null;
-  amountUp?: number | null;
-  amountDown?: number | null;
-  comment?: string | null;
-  payout_details?: unknown;
-  /** Take the pool offer `requisiteId` (issue 9). */
-  usePool?: boolean | null;
-  requisiteId?: string | null;
-}
+/**
+ * The createOrder body as the route schema lets it through (orders-schemas.ts): the fields whose
+ * wrong values have their own codes stay loose there and are parsed by create-order-command.ts.
+ */
+export type CreateOrderBody = Static<typeof CreateOrderBodySchema>;
 
 /** Largest order amount we take, in currency units: far above any real order, far below float limits. */
 export const MAX_ORDER_AMOUNT = 1_000_000_000_000;

@@ -1,22 +1,27 @@
 import type { Decimal } from 'decimal.js';
 import type { Executor } from '../../db/database.js';
+import type { AdminActor } from '../../http/request-context.js';
 import { AppError } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
-import { ACCOUNTS, postJournal, settleHold } from '../ledger/ledger-repository.js';
+import { writeAudit } from '../audit/index.js';
+import { postPayinCredit, settleHold } from '../ledger/index.js';
 import type { OrderRow } from './order-view.js';
-import { insertOrderEvent, type NewOrderRow, updateOrderStatus } from './orders-repository.js';
+import { insertOrderEvents, type OrderPatch, writeExpired, writeStatus } from './orders-repository.js';
 
-/** Who moved an order and why (the order timeline; decisions.md section 5). */
+/** Who moved an order and why (the order timeline; docs/decisions.md section 5). */
 export interface TransitionContext {
+  /** As the timeline shows it: `merchant:<id>`, `operator:<name>`, `device:<name>`, `system`. */
   actor: string;
   reason?: string | null;
   now: Date;
+  /**
+   * An operator's move: audited in the same transaction (`action`, the status before and after,
+   * the reason and `extra`).
+   */
+  audit?: { by: AdminActor; action: string; extra?: Record<string, unknown> };
 }
 
-/**
- * Work that must commit with a move to `success` (the webhook outbox row, issue 3). Called inside the
- * transaction with the updated order.
- */
+/** Work that must commit with a move to `success` (the webhook outbox row, issue 3). */
 export type SuccessHook = (ex: Executor, order: OrderRow) => Promise<void>;
 
 /** What a successful PAYIN credits the merchant: currency, gross amount and net of the fee. */
@@ -27,8 +32,8 @@ export interface PayinCredit {
 }
 
 /**
- * The credit of a fiat PAYIN (decisions.md section 6): `amountAfterFee` in the order currency, or
- * `usdtAmountAfterFee` in USDT with `convertToUsdt`; the gross is what the payer paid.
+ * The credit of a fiat PAYIN (docs/decisions.md section 6): `amountAfterFee` in the order currency,
+ * or `usdtAmountAfterFee` in USDT with `convertToUsdt`; the gross is what the payer paid.
  */
 export function fiatCredit(order: OrderRow): PayinCredit {
   const useUsdt = order.convertToUsdt && order.usdtAmount !== null && order.usdtAmountAfterFee !== null;
@@ -39,64 +44,57 @@ export function fiatCredit(order: OrderRow): PayinCredit {
   };
 }
 
-/**
- * Ledger posting of a successful PAYIN: the merchant gets the net, fee revenue the difference, and
- * the gross comes from PAYIN clearing. Balanced per currency.
- */
-async function postPayinCredit(ex: Executor, order: OrderRow, credit: PayinCredit): Promise<void> {
-  await postJournal(ex, {
-    kind: 'payin_credit',
-    orderId: order.id,
-    entries: [
-      {
-        account: ACCOUNTS.merchant(order.merchantId),
-        merchantId: order.merchantId,
-        currency: credit.currency,
-        amount: credit.net,
-      },
-      { account: ACCOUNTS.feeRevenue, currency: credit.currency, amount: credit.gross.minus(credit.net) },
-      { account: ACCOUNTS.payinClearing, currency: credit.currency, amount: credit.gross.negated() },
-    ],
-  });
-}
-
 /** Extra work of a move to success, given by the flow that makes it (crypto credits, payouts). */
 export interface SuccessOptions {
-  /** Columns to store with the move (e.g. the received crypto amount). */
-  patch?: Partial<NewOrderRow>;
+  /** Columns stored with the move (the received crypto amount, the credited amount fixed). */
+  patch?: OrderPatch;
   /** PAYIN credit to post instead of the fiat one. */
   credit?: PayinCredit;
-  /**
-   * Ledger work of a PAYOUT (capturing its hold); called instead of a PAYIN credit.
-   * Returns what was debited.
-   */
-  settle?: (ex: Executor, order: OrderRow) => Promise<{ currency: string; amount: Decimal }>;
+  /** Work of the same transaction once the order moved (a payout's proof receipt). */
+  within?: (ex: Executor, order: OrderRow) => Promise<void>;
+}
+
+/** What an expiry did, for the caller's rules that follow it (the requisite streak). */
+export interface Expired {
+  id: string;
+  requisiteId: string | null;
 }
 
 /**
- * The state machine of an order (decisions.md section 5): pending -> success | error, and
- * error -> success for an operator-confirmed late payment. Each move writes the order, its timeline
- * event, its ledger entries (with what was credited fixed on the order) and its success hooks
- * (the webhook outbox row) in the caller's transaction.
+ * The state machine of an order (docs/decisions.md section 5): pending -> success | error, and
+ * error -> success for an operator-confirmed late payment. The ONLY code that changes an order's
+ * status: each move writes the order, its timeline event, its ledger entries (with what was
+ * credited fixed on the order), its audit entry when an operator made it, and its success hooks (the
+ * webhook outbox row) in the caller's transaction, with no network call.
  */
-export function createOrderLifecycle(
-  successHooks: SuccessHook[] = [],
+export function createOrderLifecycle(deps: {
+  successHooks?: SuccessHook[];
   /** Told of every order that reached success or error (metrics); called inside the transaction. */
-  onFinished?: (order: OrderRow, status: 'success' | 'error') => void,
-) {
+  onFinished?: (order: Pick<OrderRow, 'type' | 'direction'>, status: 'success' | 'error') => void;
+  /** Runs in the expiry transaction with what expired (the auto-disable rule of requisites). */
+  afterExpiry?: (ex: Executor, expired: Expired[]) => Promise<unknown>;
+}) {
+  const successHooks = deps.successHooks ?? [];
+
+  async function audit(ex: Executor, before: OrderRow, after: OrderRow, ctx: TransitionContext) {
+    if (!ctx.audit) return;
+    await writeAudit(ex, ctx.audit.by, {
+      action: ctx.audit.action,
+      targetType: 'order',
+      targetId: before.id,
+      before: { status: before.status },
+      after: { status: after.status, reason: ctx.reason ?? null, ...ctx.audit.extra },
+    });
+  }
+
   return {
     /**
-     * Moves a locked order to `success`. From `error` only with a reason (late payment).
-     * Throws ORDER_STATE_CONFLICT for a successful order, VALIDATION_ERROR for a missing reason.
+     * Moves a locked order to `success`. From `error` only with a reason (late payment), never for a
+     * payout (its hold was released). Throws ORDER_STATE_CONFLICT for a finished order that cannot
+     * move, VALIDATION_ERROR for a missing reason.
      */
-    async succeed(
-      ex: Executor,
-      order: OrderRow,
-      ctx: TransitionContext,
-      options: SuccessOptions = {},
-    ): Promise<OrderRow> {
+    async succeed(ex: Executor, order: OrderRow, ctx: TransitionContext, options: SuccessOptions = {}) {
       if (order.status === 'success') throw new AppError('ORDER_STATE_CONFLICT');
-      // A failed payout released its hold: it can never succeed, reason or not.
       if (order.status === 'error' && order.method === 'payout') throw new AppError('ORDER_STATE_CONFLICT');
       if (order.status === 'error' && !ctx.reason) {
         throw new AppError('VALIDATION_ERROR', [
@@ -104,9 +102,7 @@ export function createOrderLifecycle(
         ]);
       }
       let credited: { currency: string; amount: Decimal };
-      if (options.settle) {
-        credited = await options.settle(ex, { ...order, ...options.patch });
-      } else if (order.method === 'payout') {
+      if (order.method === 'payout') {
         // A payout's success debits its hold: amountAfterFee leaves the balance (decisions.md section 6).
         const captured = await settleHold(ex, order.id, 'captured', {
           gross: money(order.amount),
@@ -116,10 +112,10 @@ export function createOrderLifecycle(
         credited = { currency: captured.currency, amount: captured.amount.negated() };
       } else {
         const credit = options.credit ?? fiatCredit(order);
-        await postPayinCredit(ex, order, credit);
+        await postPayinCredit(ex, { merchantId: order.merchantId, orderId: order.id, ...credit });
         credited = { currency: credit.currency, amount: credit.net };
       }
-      const updated = await updateOrderStatus(ex, order.id, {
+      const updated = await writeStatus(ex, order.id, {
         ...options.patch,
         status: 'success',
         statusReason: ctx.reason ?? null,
@@ -128,38 +124,60 @@ export function createOrderLifecycle(
         creditedAmount: toDbAmount(credited.amount),
       });
       if (!updated) throw new AppError('ORDER_NOT_FOUND');
-      await insertOrderEvent(ex, {
-        orderId: order.id,
-        fromStatus: order.status,
-        toStatus: 'success',
-        actor: ctx.actor,
-        reason: ctx.reason ?? null,
-      });
+      await insertOrderEvents(ex, [
+        {
+          orderId: order.id,
+          fromStatus: order.status,
+          toStatus: 'success',
+          actor: ctx.actor,
+          reason: ctx.reason,
+        },
+      ]);
+      await options.within?.(ex, updated);
+      await audit(ex, order, updated, ctx);
       for (const hook of successHooks) await hook(ex, updated);
-      onFinished?.(updated, 'success');
+      deps.onFinished?.(updated, 'success');
       return updated;
     },
 
-    /** Moves a locked pending order to `error` (a payout's hold is released). Throws ORDER_STATE_CONFLICT otherwise. */
-    async fail(ex: Executor, order: OrderRow, ctx: TransitionContext): Promise<OrderRow> {
+    /** Moves a locked pending order to `error` (a payout's hold is released). ORDER_STATE_CONFLICT otherwise. */
+    async fail(ex: Executor, order: OrderRow, ctx: TransitionContext) {
       if (order.status !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
-      // A failed payout gives its reserved funds back.
       if (order.method === 'payout') await settleHold(ex, order.id, 'released');
-      const updated = await updateOrderStatus(ex, order.id, {
+      const updated = await writeStatus(ex, order.id, {
         status: 'error',
         statusReason: ctx.reason ?? null,
         finishedAt: ctx.now,
       });
       if (!updated) throw new AppError('ORDER_NOT_FOUND');
-      await insertOrderEvent(ex, {
-        orderId: order.id,
-        fromStatus: 'pending',
-        toStatus: 'error',
-        actor: ctx.actor,
-        reason: ctx.reason ?? null,
-      });
-      onFinished?.(updated, 'error');
+      await insertOrderEvents(ex, [
+        { orderId: order.id, fromStatus: 'pending', toStatus: 'error', actor: ctx.actor, reason: ctx.reason },
+      ]);
+      await audit(ex, order, updated, ctx);
+      deps.onFinished?.(updated, 'error');
       return updated;
+    },
+
+    /**
+     * Expires pending PAYIN orders past their deadline (docs/decisions.md section 5: expiry frees the
+     * amount and the requisite), at most `limit`, each with its timeline event, then the
+     * `afterExpiry` rules. Safe in several processes at once (SKIP LOCKED). Returns how many.
+     */
+    async expireDue(ex: Executor, now: Date, limit: number): Promise<number> {
+      const expired = await writeExpired(ex, now, limit);
+      await insertOrderEvents(
+        ex,
+        expired.map((o) => ({
+          orderId: o.id,
+          fromStatus: 'pending',
+          toStatus: 'error',
+          actor: 'system',
+          reason: 'expired',
+        })),
+      );
+      for (const o of expired) deps.onFinished?.(o, 'error');
+      if (expired.length > 0) await deps.afterExpiry?.(ex, expired);
+      return expired.length;
     },
   };
 }

@@ -1,6 +1,6 @@
-import type { orders } from '../../db/schema.js';
+import type { orders } from '../../db/tables/orders.js';
 import { money, toJsonAmount } from '../../lib/money.js';
-import { FORM_TYPES } from './payment-types.js';
+import { FORM_TYPES } from '../catalog/index.js';
 
 export type OrderRow = typeof orders.$inferSelect;
 

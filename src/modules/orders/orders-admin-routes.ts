@@ -1,20 +1,22 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
-import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { isMultipart, type UploadReader } from '../../http/multipart.js';
+import { actorOf } from '../../http/request-context.js';
+import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { parseUtcDateTime } from '../../lib/utc-date.js';
-import { actorOf } from '../auth/admin-auth.js';
-import type { ReceiptsService } from '../receipts/receipts-service.js';
+import {
+  AdminOrderConfirmedSchema,
+  AdminOrderDetailSchema,
+  AdminOrderListSchema,
+  AdminOrderSchema,
+} from './orders-admin-schemas.js';
 import type { OrderFilter } from './orders-repository.js';
 import type { OrdersService } from './orders-service.js';
-
-const isMultipart = (request: FastifyRequest) =>
-  (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
 
 const AdminOrderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 /** Admin API for orders: list, read, confirm, cancel (issue 2, section 3; decisions.md section 5). */
-export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; receipts: ReceiptsService }) {
-  const { orders, receipts } = deps;
+export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; uploads: UploadReader }) {
+  const { orders, uploads } = deps;
 
   app.get(
     '/admin/orders',
@@ -34,7 +36,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
           page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
           size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
         }),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(AdminOrderListSchema), ...errorResponses },
       },
     },
     async (request) => {
@@ -60,7 +62,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
       schema: {
         tags: ['admin'],
         params: AdminOrderParams,
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(AdminOrderDetailSchema), ...errorResponses },
       },
     },
     async (request) => ({ success: true as const, data: await orders.getAdminOrder(request.params.id) }),
@@ -97,7 +99,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
             ),
           }),
         ),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(AdminOrderConfirmedSchema), ...errorResponses },
       },
     },
     async (request) => {
@@ -108,7 +110,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
         };
       }
       // A payout marked sent may carry a proof file (multipart: `proof` plus the same text fields).
-      const upload = await receipts.readMultipart(request.parts(), 'proof');
+      const upload = await uploads.read(request.parts(), 'proof');
       try {
         const f = upload.fields;
         const input = {
@@ -122,7 +124,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
           data: await orders.confirm(request.params.id, input, actorOf(request), upload),
         };
       } finally {
-        await receipts.discardUpload(upload);
+        await uploads.discard(upload);
       }
     },
   );
@@ -135,7 +137,7 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; recei
         summary: 'pending -> error with a reason',
         params: AdminOrderParams,
         body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(AdminOrderSchema), ...errorResponses },
       },
     },
     async (request) => ({

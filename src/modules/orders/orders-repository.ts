@@ -1,125 +1,52 @@
-import { and, count, desc, eq, getTableColumns, gte, lt, type SQL, sql } from 'drizzle-orm';
-import { type Db, type Executor, rowsOf } from '../../db/database.js';
-import { orderEvents, orders, receipts } from '../../db/schema.js';
-import { encodedValues, insertSelectTemplate, preparedStatement, typedRow } from '../../db/statements.js';
-import { claimFreeRequisiteCtes, type PickInput, pickValues } from '../requisites/requisites-repository.js';
+import { and, asc, count, desc, eq, getTableColumns, gte, lt, type SQL, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../db/database.js';
+import { orderEvents, orders } from '../../db/tables/orders.js';
 import type { OrderRow } from './order-view.js';
 
+/** A new order row as the pure builders make it (new-order.ts). */
 export type NewOrderRow = typeof orders.$inferInsert;
 
-/** Advisory lock key that serialises choices of RUB PAYIN payable amounts. */
-const RUB_AMOUNTS_LOCK = 727_401_002;
+/**
+ * The columns of an order other modules may change, never the status (only the lifecycle moves it):
+ * what a crypto order received, its quote once a rate exists, the operator who took a payout, the
+ * status of its latest receipt.
+ */
+export type OrderPatch = Partial<
+  Pick<
+    NewOrderRow,
+    | 'receivedAmount'
+    | 'cryptoAmount'
+    | 'cryptoRate'
+    | 'fee'
+    | 'amountAfterFee'
+    | 'usdtAmount'
+    | 'usdtAmountAfterFee'
+    | 'assignedTo'
+    | 'receiptStatus'
+  >
+>;
 
 /** Thrown when (merchant_id, external_id) is taken. */
 export class DuplicateOrderError extends Error {}
 
-function isUniqueViolation(err: unknown): boolean {
+/** Whether a database error (or one it wraps) is a unique violation. */
+export function isUniqueViolation(err: unknown): boolean {
   for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
     if ((e as { code?: string }).code === '23505') return true;
   }
   return false;
 }
 
+/**
+ * Inserts a new pending order: every creation path (fiat, crypto, payout) ends here or in the
+ * one-statement claim (requisite-claim.ts). The timeline's "created" entry is the order itself.
+ * Throws DuplicateOrderError for a taken order_id.
+ */
 export async function insertOrder(ex: Executor, row: NewOrderRow): Promise<OrderRow> {
   try {
-    const rows = await ex.insert(orders).values(row).returning();
-    const inserted = rows[0];
+    const [inserted] = await ex.insert(orders).values(row).returning();
     if (!inserted) throw new Error('insert returned no row');
     return inserted;
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new DuplicateOrderError();
-    throw err;
-  }
-}
-
-/**
- * Inserts a new pending order and its first timeline event ("created by <actor>"): every creation
- * path (fiat, crypto, payout) goes through here. Throws DuplicateOrderError for a taken order_id.
- */
-export async function insertPendingOrder(ex: Executor, row: NewOrderRow, actor: string): Promise<OrderRow> {
-  const order = await insertOrder(ex, row);
-  await insertOrderEvent(ex, { orderId: order.id, fromStatus: null, toStatus: 'pending', actor });
-  return order;
-}
-
-/** The columns a new fiat PAYIN gives itself; the requisite's come from the claimed requisite. */
-export const OWN_ORDER_COLUMNS = [
-  'id',
-  'merchantId',
-  'externalId',
-  'direction',
-  'type',
-  'currency',
-  'amount',
-  'payableAmount',
-  'feePercent',
-  'fee',
-  'amountAfterFee',
-  'convertToUsdt',
-  'exchangeRate',
-  'usdtAmount',
-  'usdtAmountAfterFee',
-  'status',
-  'successCallbackUrl',
-  'clientId',
-  'clientRegisteredAt',
-  'clientOrdersCount',
-  'clientPaidCount',
-  'comment',
-  'expiresAt',
-  'createdAt',
-  'updatedAt',
-] as const satisfies ReadonlyArray<keyof OrderRow>;
-
-export type OwnOrderColumns = Pick<NewOrderRow, (typeof OWN_ORDER_COLUMNS)[number]>;
-
-function createOnFreeRequisiteSql(singleKind: boolean): SQL {
-  const { columns, list } = insertSelectTemplate(orders, OWN_ORDER_COLUMNS, {
-    requisiteId: sql`claimed.id`,
-    pdAddress: sql`claimed.address`,
-    pdBank: sql`claimed.bank`,
-    pdHolderName: sql`claimed.holder_name`,
-    pdEmv: sql`claimed.emv`,
-  });
-  // Only when asked (tryLockRub), and then without waiting (see insertPendingOrderOnFreeRequisite).
-  const gate = sql`(NOT ${sql.placeholder('tryLockRub')}::boolean OR pg_try_advisory_xact_lock_shared(${sql.raw(String(RUB_AMOUNTS_LOCK))}))`;
-  return sql`WITH ${claimFreeRequisiteCtes(gate, singleKind)},
-    inserted AS (INSERT INTO ${orders} ${columns} SELECT ${list} FROM claimed RETURNING *),
-    event AS (INSERT INTO ${orderEvents} (order_id, from_status, to_status, actor)
-      SELECT id, NULL, 'pending', ${sql.placeholder('actor')}::text FROM inserted)
-    SELECT * FROM inserted`;
-}
-
-const createOnFreeRequisite = {
-  singleKind: preparedStatement('create_order_on_free_requisite_1', () => createOnFreeRequisiteSql(true)),
-  severalKinds: preparedStatement('create_order_on_free_requisite_n', () => createOnFreeRequisiteSql(false)),
-};
-
-/**
- * One statement (one round trip, atomic on its own) that claims a free requisite for the order
- * (claimFreeRequisiteTemplate), inserts the pending order on it and its first timeline event, as
- * insertPendingOrder does. With `tryLockRub`, it goes ahead only if it gets the RUB amounts lock
- * shared at once: a one-statement creation must never wait for that lock while holding a requisite
- * row (a shifting order holding the lock may be waiting for that row: a deadlock). Returns
- * undefined, having changed nothing, when nothing was claimed. Throws DuplicateOrderError for a
- * taken order_id.
- */
-export async function insertPendingOrderOnFreeRequisite(
-  ex: Executor,
-  row: OwnOrderColumns,
-  pick: PickInput,
-  options: { tryLockRub: boolean; actor: string },
-): Promise<OrderRow | undefined> {
-  try {
-    const statement =
-      pick.need.kinds.length === 1 ? createOnFreeRequisite.singleKind : createOnFreeRequisite.severalKinds;
-    const [raw] = await statement(ex, {
-      ...encodedValues(orders, row),
-      ...pickValues(pick),
-      tryLockRub: options.tryLockRub,
-      actor: options.actor,
-    });
-    return raw ? typedRow(orders, raw) : undefined;
   } catch (err) {
     if (isUniqueViolation(err)) throw new DuplicateOrderError();
     throw err;
@@ -143,29 +70,25 @@ export async function findOrderById(ex: Executor, id: string): Promise<OrderRow 
   return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1))[0];
 }
 
-/** An order with the status of its latest receipt (null when it has none), as merchants see it. */
-export type OrderWithReceipt = OrderRow & { receiptStatus: string | null };
-
-// The outer row spelled out: drizzle writes a single-table select's columns unqualified, and a bare
-// "id" inside the subquery would mean the receipt's.
-const latestReceiptStatus = sql<string | null>`(SELECT r.status FROM ${receipts} r
-  WHERE r.order_id = "orders"."id" ORDER BY r.created_at DESC LIMIT 1)`;
+/** The order, locked for the rest of the transaction (FOR UPDATE): the step before any change. */
+export async function lockOrder(ex: Executor, id: string): Promise<OrderRow | undefined> {
+  return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1).for('update'))[0];
+}
 
 /**
  * The merchant read path's lookups, each one round trip and a named prepared statement (parsed and
- * planned once per connection): an order with its latest receipt status by internal id, or by a
- * merchant's external id. Bound to `db`, not usable inside a transaction.
+ * planned once per connection): an order by internal id, or by a merchant's external id. Bound to
+ * `db`, not usable inside a transaction.
  */
 export function orderReads(db: Db) {
-  const columns = { ...getTableColumns(orders), receiptStatus: latestReceiptStatus };
   const byId = db
-    .select(columns)
+    .select()
     .from(orders)
     .where(eq(orders.id, sql.placeholder('id')))
     .limit(1)
-    .prepare('order_with_receipt_by_id');
+    .prepare('order_by_id');
   const byExternalId = db
-    .select(columns)
+    .select()
     .from(orders)
     .where(
       and(
@@ -174,107 +97,66 @@ export function orderReads(db: Db) {
       ),
     )
     .limit(1)
-    .prepare('order_with_receipt_by_external_id');
+    .prepare('order_by_external_id');
   return {
-    byId: async (id: string): Promise<OrderWithReceipt | undefined> => (await byId.execute({ id }))[0],
-    byExternalId: async (merchantId: string, externalId: string): Promise<OrderWithReceipt | undefined> =>
+    byId: async (id: string): Promise<OrderRow | undefined> => (await byId.execute({ id }))[0],
+    byExternalId: async (merchantId: string, externalId: string): Promise<OrderRow | undefined> =>
       (await byExternalId.execute({ merchantId, externalId }))[0],
   };
 }
 
-export async function findOrderForUpdate(ex: Executor, id: string): Promise<OrderRow | undefined> {
-  return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1).for('update'))[0];
-}
-
 /**
- * The payable amount a shifting RUB PAYIN takes (decisions.md section 7; merchant-api.md "Amount
- * disambiguation rules" 4-5): the first of `amount`, +1, -1, +2, -2, ... within
- * `[amount - down, amount + up]` (never below 1) that no active pending RUB PAYIN order holds, or
- * `amount` when all are held. One statement whatever the window (bounded by MAX_AMOUNT_DEVIATION):
- * the candidates in that order, anti-joined with the held amounts of the window read through the
- * pending-amount index. The same order as `disambiguationCandidates` (a test holds them equal).
+ * Changes the columns of `OrderPatch` (never the status); answers the order, or undefined when
+ * `onlyPending` is set and the order is no longer pending.
  */
-export async function firstFreeRubAmount(
-  ex: Executor,
-  amount: number,
-  deviation: { up: number; down: number },
-  now: Date,
-): Promise<number> {
-  const reach = Math.max(deviation.up, deviation.down);
-  const rows = rowsOf<{ v: string }>(
-    await ex.execute(sql`WITH cand AS (
-        SELECT k, CASE WHEN k = 0 THEN ${amount}::numeric
-                       WHEN k % 2 = 1 THEN ${amount}::numeric + (k + 1) / 2
-                       ELSE ${amount}::numeric - k / 2 END AS v
-        FROM generate_series(0, ${2 * reach}::int) AS k),
-      held AS (
-        SELECT DISTINCT ${orders.payableAmount} AS v FROM ${orders}
-        WHERE ${orders.status} = 'pending' AND ${orders.method} = 'fiat' AND ${orders.currency} = 'RUB'
-          AND ${orders.payableAmount} BETWEEN ${amount - deviation.down}::numeric AND ${amount + deviation.up}::numeric
-          AND ${orders.expiresAt} > ${now.toISOString()}::timestamptz)
-      SELECT cand.v::text AS v FROM cand LEFT JOIN held ON held.v = cand.v
-      WHERE held.v IS NULL
-        AND cand.v BETWEEN ${amount - deviation.down}::numeric AND ${amount + deviation.up}::numeric
-        AND cand.v >= 1
-      ORDER BY cand.k LIMIT 1`),
-  );
-  return rows[0] ? Number(rows[0].v) : amount;
-}
-
-/**
- * Takes the transaction-scoped lock over RUB PAYIN payable amounts: exclusive for an order that
- * picks a shifted amount, shared for one that keeps its amount (those may run side by side, but
- * never while a shifting order is looking for a free value).
- */
-export async function lockRubAmounts(ex: Executor, exclusive: boolean): Promise<void> {
-  await ex.execute(
-    exclusive
-      ? sql`SELECT pg_advisory_xact_lock(${RUB_AMOUNTS_LOCK})`
-      : sql`SELECT pg_advisory_xact_lock_shared(${RUB_AMOUNTS_LOCK})`,
-  );
-}
-
-export async function updateOrderStatus(
+export async function patchOrder(
   ex: Executor,
   id: string,
-  patch: Partial<NewOrderRow>,
+  patch: OrderPatch,
+  options: { onlyPending?: boolean; now?: Date } = {},
+): Promise<OrderRow | undefined> {
+  const where = options.onlyPending
+    ? and(eq(orders.id, id), eq(orders.status, 'pending'))
+    : eq(orders.id, id);
+  return (
+    await ex
+      .update(orders)
+      .set({ ...patch, updatedAt: options.now ?? new Date() })
+      .where(where)
+      .returning()
+  )[0];
+}
+
+/** The status columns of a transition; written only by order-lifecycle.ts. */
+export type StatusChange = Pick<NewOrderRow, 'status' | 'statusReason' | 'finishedAt'> &
+  Partial<Pick<NewOrderRow, 'creditedCurrency' | 'creditedAmount'>> &
+  OrderPatch;
+
+/** Writes a transition of one order (order-lifecycle.ts only). */
+export async function writeStatus(
+  ex: Executor,
+  id: string,
+  change: StatusChange,
 ): Promise<OrderRow | undefined> {
   return (
     await ex
       .update(orders)
-      .set({ ...patch, updatedAt: new Date() })
+      .set({ ...change, updatedAt: new Date() })
       .where(eq(orders.id, id))
       .returning()
   )[0];
 }
 
-export async function insertOrderEvent(
-  ex: Executor,
-  event: {
-    orderId: string;
-    fromStatus: string | null;
-    toStatus: string;
-    actor: string;
-    reason?: string | null;
-  },
-): Promise<void> {
-  await ex.insert(orderEvents).values({ ...event, reason: event.reason ?? null });
-}
-
-export async function listOrderEvents(ex: Executor, orderId: string) {
-  return ex.select().from(orderEvents).where(eq(orderEvents.orderId, orderId)).orderBy(orderEvents.id);
-}
-
 /**
  * Moves pending PAYIN orders whose deadline passed to `error` (decisions.md section 5: expiry frees
- * the amount and the requisite). Claims at most `limit` rows with SKIP LOCKED so that several
- * processes can sweep at once. Returns the expired ids.
+ * the amount and the requisite), at most `limit`, claimed with SKIP LOCKED so that several
+ * processes sweep at once (order-lifecycle.ts only). Returns what was expired.
  */
-export async function expireDueOrders(
+export async function writeExpired(
   ex: Executor,
   now: Date,
   limit: number,
-): Promise<Array<{ id: string; requisiteId: string | null; type: string; direction: 'PAYIN' | 'PAYOUT' }>> {
+): Promise<Array<Pick<OrderRow, 'id' | 'requisiteId' | 'type' | 'direction' | 'merchantId'>>> {
   const due = ex
     .select({ id: orders.id })
     .from(orders)
@@ -282,7 +164,7 @@ export async function expireDueOrders(
     .orderBy(orders.expiresAt)
     .limit(limit)
     .for('update', { skipLocked: true });
-  const rows = await ex
+  return ex
     .update(orders)
     .set({ status: 'error', statusReason: 'expired', finishedAt: now, updatedAt: now })
     .where(sql`${orders.id} IN ${due}`)
@@ -291,10 +173,55 @@ export async function expireDueOrders(
       requisiteId: orders.requisiteId,
       type: orders.type,
       direction: orders.direction,
+      merchantId: orders.merchantId,
     });
-  return rows;
 }
 
+export interface OrderEventInput {
+  orderId: string;
+  fromStatus: string | null;
+  toStatus: string;
+  actor: string;
+  reason?: string | null;
+}
+
+/** Appends transitions to the timeline (order-lifecycle.ts only). */
+export async function insertOrderEvents(ex: Executor, events: OrderEventInput[]): Promise<void> {
+  if (events.length === 0) return;
+  await ex.insert(orderEvents).values(events.map((e) => ({ ...e, reason: e.reason ?? null })));
+}
+
+/**
+ * The timeline of an order: its creation (the order row itself: created by its merchant) and every
+ * transition after it, oldest first.
+ */
+export async function orderTimeline(ex: Executor, order: OrderRow) {
+  const rows = await ex
+    .select()
+    .from(orderEvents)
+    .where(eq(orderEvents.orderId, order.id))
+    .orderBy(asc(orderEvents.id));
+  // Orders created before the timeline was derived also stored their creation: shown once.
+  const transitions = rows.filter((e) => e.fromStatus !== null);
+  return [
+    {
+      from: null,
+      to: 'pending',
+      actor: `merchant:${order.merchantId}`,
+      reason: null as string | null,
+      at: order.createdAt.toISOString(),
+    },
+    ...transitions.map((e) => ({
+      from: e.fromStatus,
+      to: e.toStatus,
+      actor: e.actor,
+      reason: e.reason,
+      at: e.createdAt.toISOString(),
+    })),
+  ];
+}
+
+/** Filters of the order lists. */
 export interface OrderFilter {
   merchantId?: string;
   /** The merchant's `order_id` (external id). */
@@ -302,6 +229,7 @@ export interface OrderFilter {
   status?: string;
   direction?: string;
   type?: string;
+  method?: 'fiat' | 'crypto' | 'payout';
   from?: Date;
   to?: Date;
 }
@@ -313,6 +241,7 @@ function filterSql(f: OrderFilter): SQL | undefined {
     f.status ? eq(orders.status, f.status as OrderRow['status']) : undefined,
     f.direction ? eq(orders.direction, f.direction as OrderRow['direction']) : undefined,
     f.type ? eq(orders.type, f.type) : undefined,
+    f.method ? eq(orders.method, f.method) : undefined,
     f.from ? gte(orders.createdAt, f.from) : undefined,
     f.to ? lt(orders.createdAt, f.to) : undefined,
   );
@@ -333,3 +262,16 @@ export async function listOrders(ex: Executor, filter: OrderFilter, page: number
   ]);
   return { rows, total: Number(totals[0]?.n ?? 0) };
 }
+
+/** Orders of a queue, oldest first while pending (operators work them in order), else newest first. */
+export async function listQueue(ex: Executor, filter: OrderFilter, limit: number) {
+  return ex
+    .select()
+    .from(orders)
+    .where(filterSql(filter))
+    .orderBy(filter.status === 'pending' ? asc(orders.createdAt) : desc(orders.createdAt))
+    .limit(limit);
+}
+
+/** Every column of an order, for selects that add their own (getTableColumns of the table). */
+export const orderColumns = getTableColumns(orders);

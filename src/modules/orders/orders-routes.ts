@@ -1,7 +1,7 @@
 import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js';
-import { assertOwnMerchantId, merchantOf } from '../auth/merchant-auth.js';
-import type { CreateOrderBody } from './create-order-input.js';
+import { assertOwnMerchantId, merchantOf } from '../auth/index.js';
+import { type ParseContext, parseCreateOrder } from './create-order-command.js';
 import {
   CreateOrderBodySchema,
   CreateOrderResponseSchema,
@@ -17,6 +17,8 @@ export function ordersRoutes(
   app: App,
   deps: {
     orders: OrdersService;
+    /** What parsing a createOrder body needs besides the body and the merchant. */
+    parse: ParseContext;
     merchantAuth: preValidationAsyncHookHandler;
     limits: {
       createOrder: preHandlerAsyncHookHandler[];
@@ -42,7 +44,8 @@ export function ordersRoutes(
     },
     async (request) => {
       const merchant = assertOwnMerchantId(request, request.body.merchant_id);
-      return orders.createOrder(merchant, request.body as CreateOrderBody);
+      // Parsed once, here, into the typed command of its mode (create-order-command.ts).
+      return orders.createOrder(merchant, parseCreateOrder(request.body, merchant, deps.parse));
     },
   );
 

@@ -1,78 +1,53 @@
-import type { Database, Executor } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
+import type { MultipartUpload } from '../../http/multipart.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
-import { isInternalId, newInternalId } from '../../lib/ids.js';
-import { money, toDbAmount } from '../../lib/money.js';
+import { isInternalId } from '../../lib/ids.js';
+import { money } from '../../lib/money.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
-import { writeAudit } from '../audit/audit.js';
-import type { MerchantRow } from '../merchants/merchants-repository.js';
-import { can } from '../operators/permissions.js';
-import type { Allowlist } from '../outbound/address-policy.js';
-import type { RatesService } from '../rates/rates-service.js';
-import type { MultipartUpload } from '../receipts/receipts-service.js';
-import { type RequisiteRow, takeRequisite } from '../requisites/requisites-repository.js';
-import {
-  type CreateOrderBody,
-  callbackUrl,
-  checkLimits,
-  clientFields,
-  fiatCurrency,
-  fiatType,
-  integerAmount,
-  orderMode,
-} from './create-order-input.js';
+import type { MerchantRow } from '../merchants/index.js';
+import type { RatesService } from '../rates/index.js';
+import { createFiatPayinFlow, type TakeOffer } from './create-fiat-payin.js';
+import type { CreateOrderCommand, CryptoPayinCommand, PayoutCommand } from './create-order-command.js';
+import { adminOrderView, assertMayManage, eventActor } from './order-admin-view.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
 import {
-  DuplicateOrderError,
-  expireDueOrders,
-  externalIdTaken,
   findOrderById,
-  findOrderForUpdate,
-  firstFreeRubAmount,
-  insertOrderEvent,
-  insertPendingOrder,
-  insertPendingOrderOnFreeRequisite,
-  listOrderEvents,
   listOrders,
-  lockRubAmounts,
+  lockOrder,
   type OrderFilter,
-  type OrderWithReceipt,
-  type OwnOrderColumns,
   orderReads,
+  orderTimeline,
 } from './orders-repository.js';
-import { amountAfterFee, computeFee, resolveDeviation, usdtFigures } from './orders-rules.js';
-import { requisiteNeedFor } from './payment-types.js';
+import type { Claim } from './requisite-claim.js';
 
-/** The order columns copied from its requisite (payment details as they were at creation). */
-function requisiteColumns(r: RequisiteRow) {
-  return {
-    requisiteId: r.id,
-    pdAddress: r.address,
-    pdBank: r.bank,
-    pdHolderName: r.holderName,
-    pdEmv: r.emv,
+/** The creation and confirmation of the modes other modules provide (crypto, payouts). */
+export interface ModeHandlers {
+  crypto?: {
+    create(merchant: MerchantRow, command: CryptoPayinCommand): Promise<OrderRow>;
+    /** An operator's confirmation with the transfer (capped, audited: the crypto module's rules). */
+    confirm(order: OrderRow, input: CryptoConfirmInput, actor: AdminActor): Promise<unknown>;
+  };
+  payout?: {
+    create(merchant: MerchantRow, command: PayoutCommand): Promise<OrderRow>;
+    /** An operator marks the payout sent, with an optional proof file, in one transaction. */
+    markSent(
+      id: string,
+      reason: string | null,
+      actor: AdminActor,
+      proof?: MultipartUpload,
+    ): Promise<OrderRow>;
   };
 }
 
-/** Creation of the other modes, provided by their modules (crypto, payouts). */
-export interface ModeHandlers {
-  crypto?: (merchant: MerchantRow, body: CreateOrderBody) => Promise<OrderRow>;
-  payout?: (merchant: MerchantRow, body: CreateOrderBody) => Promise<OrderRow>;
-  /** Stores a payout's proof of transfer, after the payout was marked sent. */
-  attachPayoutProof?: (order: OrderRow, upload: MultipartUpload) => Promise<unknown>;
-  /** Operator confirmation of a crypto order with its transaction. */
-  confirmCrypto?: (
-    order: OrderRow,
-    input: {
-      txHash: string;
-      position?: number | undefined;
-      receivedAmount: string;
-      reason?: string | undefined;
-    },
-    actor: AdminActor,
-  ) => Promise<unknown>;
+/** What an operator gives to confirm a crypto order. */
+export interface CryptoConfirmInput {
+  txHash: string;
+  position: number;
+  receivedAmount: string;
+  reason: string | undefined;
 }
 
 /** What an operator gives to confirm an order (the crypto fields only for crypto orders). */
@@ -84,36 +59,7 @@ export interface ConfirmInput {
   received_amount?: string | number | undefined;
 }
 
-export interface OrdersServiceDeps {
-  modes?: ModeHandlers;
-  /** Told of each order created (metrics). */
-  onCreated?: (type: string, direction: string) => void;
-  /** Told of each order expired (metrics). */
-  onExpired?: (type: string, direction: string) => void;
-  /** Runs in the expiry transaction with the requisites of the expired orders (auto-disable rule). */
-  afterExpiry?: (ex: Executor, requisiteIds: string[]) => Promise<unknown>;
-  /** Takes a pool offer inside the order's transaction (`usePool: true`, issue 9). */
-  takeOffer?: (
-    ex: Executor,
-    offerId: string,
-    type: string,
-    orderId: string,
-    merchant: MerchantRow,
-  ) => Promise<{ offer: { amount: string }; requisite: RequisiteRow }>;
-  /** Receipt status per order id (the latest receipt's), for the order views. */
-  receiptStatuses?: (orderIds: string[]) => Promise<Map<string, string>>;
-  database: Database;
-  clock: Clock;
-  rates: RatesService;
-  lifecycle: OrderLifecycle;
-  publicBaseUrl: string;
-  /** Hosts merchant URLs may name although not public (OUTBOUND_ALLOWLIST). */
-  outboundAllowlist: Allowlist;
-  /** Largest amountUp / amountDown, rubles (MAX_AMOUNT_DEVIATION). */
-  maxAmountDeviation: number;
-}
-
-/** Query of `GET /merchant/orders` (decisions.md section 12). */
+/** Query of `GET /merchant/orders` (docs/decisions.md section 12). */
 export interface MerchantOrdersQuery {
   merchant_id?: string;
   page?: number;
@@ -127,141 +73,35 @@ export interface MerchantOrdersQuery {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Orders: creation (fiat PAYIN here), reading, operator confirmation and cancellation, expiry. */
-export function createOrdersService(deps: OrdersServiceDeps) {
-  const { database, clock, rates, lifecycle, publicBaseUrl } = deps;
+/**
+ * Orders: creation (fiat PAYIN here, the other modes by their modules), the merchant's and the
+ * operators' reads, operator confirmation and cancellation, expiry. Status changes go through the
+ * lifecycle only.
+ */
+export function createOrdersService(deps: {
+  database: Database;
+  clock: Clock;
+  rates: RatesService;
+  lifecycle: OrderLifecycle;
+  claim: Claim;
+  publicBaseUrl: string;
+  modes?: ModeHandlers;
+  takeOffer?: TakeOffer;
+  /** Told of each order created (metrics). */
+  onCreated?: (type: string, direction: string) => void;
+}) {
+  const { database, clock, lifecycle, publicBaseUrl } = deps;
   const db = database.db;
   const reads = orderReads(db);
-  const receiptStatusesOf = async (ids: string[]) =>
-    deps.receiptStatuses ? deps.receiptStatuses(ids) : new Map<string, string>();
+  const createFiatPayin = createFiatPayinFlow({ ...deps, takeOffer: deps.takeOffer });
 
   /**
-   * Fiat PAYIN (merchant-api.md "createOrder - fiat PAYIN"; decisions.md sections 6-7). Validation
-   * first, then one short transaction: amount lock (RUB), disambiguation, requisite, insert.
-   */
-  async function createFiatPayin(merchant: MerchantRow, body: CreateOrderBody) {
-    const type = fiatType(body.type, merchant);
-    const usePool = body.usePool === true;
-    if (usePool && (typeof body.requisiteId !== 'string' || !body.requisiteId)) {
-      throw invalidField('requisiteId', 'is required with usePool');
-    }
-    // A pool order's amount is the offer's; a stated amount is checked for shape only.
-    const amount = usePool && body.amount === undefined ? 1 : integerAmount(body.amount);
-    const currency = fiatCurrency(body.currency, merchant);
-    checkLimits(merchant, type, amount);
-    const need = requisiteNeedFor(type);
-    if (!need) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-    let rate: ReturnType<typeof money> | undefined;
-    if (body.convertToUsdt === true) {
-      if (!merchant.allowUsdt) throw new AppError('USDT_CONVERSION_NOT_ALLOWED');
-      rate = await rates.fresh(db, 'USDT', currency);
-      if (!rate) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
-    }
-    const successCallbackUrl = callbackUrl(body.success_callback_url, deps.outboundAllowlist);
-    const id = newInternalId();
-    const externalId = typeof body.order_id === 'string' ? body.order_id : id;
-    for (const field of ['amountUp', 'amountDown'] as const) {
-      const value = body[field];
-      if (typeof value === 'number' && value > deps.maxAmountDeviation)
-        throw invalidField(field, `must be at most ${deps.maxAmountDeviation}`);
-    }
-    const deviation = resolveDeviation(
-      { amountUp: body.amountUp ?? undefined, amountDown: body.amountDown ?? undefined },
-      { up: merchant.defaultAmountUp, down: merchant.defaultAmountDown },
-      currency,
-      'PAYIN',
-    );
-    const feePercent = money(merchant.payinFeePercentByType[type] ?? merchant.payinFeePercent);
-    const nowMs = clock.now();
-    const now = new Date(nowMs);
-    const actor = `merchant:${merchant.id}`;
-    const shifting = currency === 'RUB' && deviation !== undefined && !usePool;
-    const pick = (payable: number) => ({ need, currency, amount: money(payable), now });
-    /** The order's own columns for a payable amount: fees are on what the payer actually pays. */
-    const orderColumns = (payable: number): OwnOrderColumns => {
-      const payableAmount = money(payable);
-      const fee = computeFee(payableAmount, feePercent);
-      const usdt = rate ? usdtFigures(payableAmount, fee, rate) : undefined;
-      return {
-        id,
-        merchantId: merchant.id,
-        externalId,
-        direction: 'PAYIN' as const,
-        type,
-        currency,
-        amount: String(usePool ? payable : amount),
-        payableAmount: String(payable),
-        feePercent: toDbAmount(feePercent),
-        fee: toDbAmount(fee),
-        amountAfterFee: toDbAmount(amountAfterFee('PAYIN', payableAmount, fee)),
-        convertToUsdt: rate !== undefined,
-        exchangeRate: rate ? toDbAmount(rate) : null,
-        usdtAmount: usdt ? toDbAmount(usdt.usdtAmount) : null,
-        usdtAmountAfterFee: usdt ? toDbAmount(usdt.usdtAmountAfterFee) : null,
-        status: 'pending' as const,
-        successCallbackUrl,
-        ...clientFields(body),
-        comment: body.comment ?? null,
-        expiresAt: new Date(nowMs + merchant.orderTtlSeconds * 1000),
-        createdAt: now,
-        updatedAt: now,
-      };
-    };
-
-    try {
-      if (!usePool && !shifting) {
-        // The common case in one statement: a free requisite without limits, and for RUB the
-        // amounts lock shared if no shifting order holds it. Anything else takes the full path.
-        const created = await insertPendingOrderOnFreeRequisite(db, orderColumns(amount), pick(amount), {
-          tryLockRub: currency === 'RUB',
-          actor,
-        });
-        if (created) return createOrderAnswer(created, clock.now(), publicBaseUrl);
-      }
-      if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
-      const order = await db.transaction(async (tx) => {
-        let payable = amount;
-        if (usePool) {
-          if (!deps.takeOffer) throw new AppError('REQUISITES_NOT_FOUND');
-          const taken = await deps.takeOffer(tx, String(body.requisiteId), type, id, merchant);
-          payable = Number(taken.offer.amount);
-          if (taken.requisite.currency !== currency) throw new AppError('REQUISITES_NOT_FOUND');
-          checkLimits(merchant, type, payable);
-          if (currency === 'RUB') await lockRubAmounts(tx, false);
-          return insertPendingOrder(
-            tx,
-            { ...orderColumns(payable), ...requisiteColumns(taken.requisite) },
-            actor,
-          );
-        }
-        if (currency === 'RUB') {
-          await lockRubAmounts(tx, shifting);
-          if (deviation && shifting) payable = await firstFreeRubAmount(tx, amount, deviation, now);
-        }
-        const claimed = await insertPendingOrderOnFreeRequisite(tx, orderColumns(payable), pick(payable), {
-          tryLockRub: false,
-          actor,
-        });
-        if (claimed) return claimed;
-        // Every candidate locked, or the next one has limits: wait for it / re-check its limits.
-        const requisite = await takeRequisite(tx, pick(payable));
-        if (!requisite) throw new AppError('REQUISITES_NOT_FOUND');
-        return insertPendingOrder(tx, { ...orderColumns(payable), ...requisiteColumns(requisite) }, actor);
-      });
-      return createOrderAnswer(order, clock.now(), publicBaseUrl);
-    } catch (err) {
-      if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
-      throw err;
-    }
-  }
-
-  /**
-   * Finds a merchant's order by internal or external id (decisions.md section 1), within the
+   * Finds a merchant's order by internal or external id (docs/decisions.md section 1), within the
    * merchant's own orders first: its internal id, then its `order_id` (which may be any string, even
    * another merchant's internal id: the merchant still reads its own order). Only then an internal
    * id of another merchant's order is ORDER_FORBIDDEN; an unknown id ORDER_NOT_FOUND.
    */
-  async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderWithReceipt> {
+  async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderRow> {
     // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
     if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
     const byInternal = isInternalId(id) ? await reads.byId(id) : undefined;
@@ -282,21 +122,41 @@ export function createOrdersService(deps: OrdersServiceDeps) {
     return { from, to };
   }
 
+  async function confirmCrypto(current: OrderRow, input: ConfirmInput, actor: AdminActor) {
+    if (!input.tx_hash) throw invalidField('tx_hash', 'is required to confirm a crypto order');
+    const received = String(input.received_amount ?? '');
+    if (!/^\d{1,15}(\.\d{1,18})?$/.test(received) || money(received).lte(0)) {
+      throw invalidField('received_amount', 'must be a positive amount in the coin');
+    }
+    if (current.status === 'success') throw new AppError('ORDER_STATE_CONFLICT');
+    if (current.status === 'error' && !input.reason)
+      throw invalidField('reason', 'is required to confirm a failed order');
+    if (!deps.modes?.crypto) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+    const position = input.position === undefined || input.position === '' ? 0 : Number(input.position);
+    if (!Number.isInteger(position) || position < 0 || position > 2_147_483_647) {
+      throw invalidField('position', 'must be a whole number from 0 (the transfer inside its transaction)');
+    }
+    const outcome = await deps.modes.crypto.confirm(
+      current,
+      { txHash: input.tx_hash, position, receivedAmount: received, reason: input.reason },
+      actor,
+    );
+    const after = await findOrderById(db, current.id);
+    return { ...adminOrderView(after ?? current, clock.now(), publicBaseUrl), confirmation: outcome };
+  }
+
   return {
     findOwnOrder,
 
-    /** `POST /merchant/createOrder`: dispatches on the mode the body selects. */
-    async createOrder(merchant: MerchantRow, body: CreateOrderBody) {
-      if (body.amount === undefined && body.usePool !== true) throw invalidField('amount', 'is required');
-      const mode = orderMode(body);
-      if (mode === 'fiat') {
-        const answer = await createFiatPayin(merchant, body);
-        deps.onCreated?.(answer.payment_details.type, 'PAYIN');
-        return answer;
-      }
-      const handler = deps.modes?.[mode];
-      if (!handler) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-      const order = await handler(merchant, body);
+    /** `POST /merchant/createOrder` with its parsed command: the answer of its mode. */
+    async createOrder(merchant: MerchantRow, command: CreateOrderCommand) {
+      let order: OrderRow;
+      if (command.mode === 'fiat') order = await createFiatPayin(merchant, command);
+      else if (command.mode === 'crypto' && deps.modes?.crypto)
+        order = await deps.modes.crypto.create(merchant, command);
+      else if (command.mode === 'payout' && deps.modes?.payout)
+        order = await deps.modes.payout.create(merchant, command);
+      else throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
       deps.onCreated?.(order.type, order.direction);
       return createOrderAnswer(order, clock.now(), publicBaseUrl);
     },
@@ -318,12 +178,11 @@ export function createOrdersService(deps: OrdersServiceDeps) {
       if (query.direction) filter.direction = query.direction;
       const { rows, total } = await listOrders(db, filter, page, size);
       const nowMs = clock.now();
-      const statuses = await receiptStatusesOf(rows.map((o) => o.id));
       return {
         total,
         page,
         size,
-        orders: rows.map((o) => orderInfo(o, nowMs, publicBaseUrl, statuses.get(o.id) ?? null)),
+        orders: rows.map((o) => orderInfo(o, nowMs, publicBaseUrl, o.receiptStatus)),
       };
     },
 
@@ -334,156 +193,61 @@ export function createOrdersService(deps: OrdersServiceDeps) {
       return { total, page, size, orders: rows.map((o) => adminOrderView(o, nowMs, publicBaseUrl)) };
     },
 
+    /** One order as operators see it, with its timeline. ORDER_NOT_FOUND. */
     async getAdminOrder(id: string) {
       const order = await findOrderById(db, id);
       if (!order) throw new AppError('ORDER_NOT_FOUND');
-      const events = await listOrderEvents(db, id);
-      return {
-        ...adminOrderView(order, clock.now(), publicBaseUrl),
-        events: events.map((e) => ({
-          from: e.fromStatus,
-          to: e.toStatus,
-          actor: e.actor,
-          reason: e.reason,
-          at: e.createdAt.toISOString(),
-        })),
-      };
+      return { ...adminOrderView(order, clock.now(), publicBaseUrl), events: await orderTimeline(db, order) };
     },
 
     /**
-     * Operator confirmation (decisions.md section 5): pending -> success, or error -> success with a
-     * reason (late payment). Credits the ledger in the same transaction; audited.
+     * Operator confirmation (docs/decisions.md section 5): pending -> success, or error -> success
+     * with a reason (late payment); a crypto order with its transfer, a payout (marked sent) with
+     * an optional proof. Credits or debits the ledger and is audited in the same transaction.
      */
     async confirm(id: string, input: ConfirmInput, actor: AdminActor, proof?: MultipartUpload) {
-      const reason = input.reason;
       const current = await findOrderById(db, id);
       if (!current) throw new AppError('ORDER_NOT_FOUND');
       assertMayManage(actor, current);
-      if (current.method === 'crypto') {
-        if (!input.tx_hash) throw invalidField('tx_hash', 'is required to confirm a crypto order');
-        const received = String(input.received_amount ?? '');
-        if (!/^\d{1,15}(\.\d{1,18})?$/.test(received) || money(received).lte(0)) {
-          throw invalidField('received_amount', 'must be a positive amount in the coin');
-        }
-        if (current.status === 'success') throw new AppError('ORDER_STATE_CONFLICT');
-        if (current.status === 'error' && !reason)
-          throw invalidField('reason', 'is required to confirm a failed order');
-        if (!deps.modes?.confirmCrypto) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-        const position = input.position === undefined || input.position === '' ? 0 : Number(input.position);
-        if (!Number.isInteger(position) || position < 0 || position > 2_147_483_647)
-          throw invalidField(
-            'position',
-            'must be a whole number from 0 (the transfer inside its transaction)',
-          );
-        const outcome = await deps.modes.confirmCrypto(
-          current,
-          { txHash: input.tx_hash, position, receivedAmount: received, reason },
-          actor,
-        );
-        const after = await findOrderById(db, id);
-        return { ...adminOrderView(after ?? current, clock.now(), publicBaseUrl), confirmation: outcome };
+      if (current.method === 'crypto') return confirmCrypto(current, input, actor);
+      if (current.method === 'payout' && deps.modes?.payout) {
+        const sent = await deps.modes.payout.markSent(id, input.reason ?? null, actor, proof);
+        return adminOrderView(sent, clock.now(), publicBaseUrl);
       }
       const order = await db.transaction(async (tx) => {
-        const before = await findOrderForUpdate(tx, id);
+        const before = await lockOrder(tx, id);
         if (!before) throw new AppError('ORDER_NOT_FOUND');
-        const after = await lifecycle.succeed(tx, before, {
+        return lifecycle.succeed(tx, before, {
           actor: eventActor(actor),
-          reason: reason ?? null,
+          reason: input.reason ?? null,
           now: new Date(clock.now()),
+          audit: { by: actor, action: before.status === 'error' ? 'order.confirm_late' : 'order.confirm' },
         });
-        await writeAudit(tx, actor, {
-          action: before.status === 'error' ? 'order.confirm_late' : 'order.confirm',
-          targetType: 'order',
-          targetId: id,
-          before: { status: before.status },
-          after: { status: after.status, reason: reason ?? null },
-        });
-        return after;
       });
-      if (proof?.file && order.method === 'payout' && deps.modes?.attachPayoutProof) {
-        await deps.modes.attachPayoutProof(order, proof);
-      }
       return adminOrderView(order, clock.now(), publicBaseUrl);
     },
 
     /** Operator cancellation: pending -> error with a reason; frees the amount and requisite; audited. */
     async cancel(id: string, reason: string, actor: AdminActor) {
       const order = await db.transaction(async (tx) => {
-        const before = await findOrderForUpdate(tx, id);
+        const before = await lockOrder(tx, id);
         if (!before) throw new AppError('ORDER_NOT_FOUND');
         assertMayManage(actor, before);
-        const after = await lifecycle.fail(tx, before, {
+        return lifecycle.fail(tx, before, {
           actor: eventActor(actor),
           reason,
           now: new Date(clock.now()),
+          audit: { by: actor, action: 'order.cancel' },
         });
-        await writeAudit(tx, actor, {
-          action: 'order.cancel',
-          targetType: 'order',
-          targetId: id,
-          before: { status: before.status },
-          after: { status: after.status, reason },
-        });
-        return after;
       });
       return adminOrderView(order, clock.now(), publicBaseUrl);
     },
 
-    /** Expires due pending PAYIN orders (decisions.md section 5). Returns how many. */
+    /** Expires due pending PAYIN orders (docs/decisions.md section 5), 500 at a time. Returns how many. */
     async expireDue(): Promise<number> {
       const now = new Date(clock.now());
-      return db.transaction(async (tx) => {
-        const expired = await expireDueOrders(tx, now, 500);
-        for (const { id: orderId } of expired) {
-          await insertOrderEvent(tx, {
-            orderId,
-            fromStatus: 'pending',
-            toStatus: 'error',
-            actor: 'system',
-            reason: 'expired',
-          });
-        }
-        for (const o of expired) deps.onExpired?.(o.type, o.direction);
-        const requisiteIds = expired.flatMap((o) => (o.requisiteId ? [o.requisiteId] : []));
-        if (requisiteIds.length > 0 && deps.afterExpiry) await deps.afterExpiry(tx, requisiteIds);
-        return expired.length;
-      });
+      return db.transaction((tx) => lifecycle.expireDue(tx, now, 500));
     },
-  };
-}
-
-/** How an operator appears in an order's timeline: operator accounts already carry their prefix. */
-export function eventActor(actor: AdminActor): string {
-  return actor.name.includes(':') ? actor.name : `operator:${actor.name}`;
-}
-
-/**
- * Operator actions on an order need the role for its queue: payouts for a PAYOUT, orders otherwise
- * (issue 8 roles). System actors without a role (tests, CLI through ADMIN_TOKEN) act as admin.
- */
-function assertMayManage(actor: AdminActor, order: OrderRow): void {
-  const needed = order.method === 'payout' ? 'payouts.manage' : 'orders.manage';
-  if (actor.role && !can(actor.role, needed)) throw new AppError('FORBIDDEN');
-}
-
-/** An order as operators see it: everything the merchant sees plus fees, client signals and state reason. */
-export function adminOrderView(order: OrderRow, nowMs: number, publicBaseUrl: string) {
-  return {
-    ...orderInfo(order, nowMs, publicBaseUrl, null),
-    merchant_id: order.merchantId,
-    requested_amount: order.amount,
-    fee: order.fee,
-    status_reason: order.statusReason,
-    requisite_id: order.requisiteId,
-    client_registered_at: order.clientRegisteredAt?.toISOString() ?? null,
-    client_orders_count: order.clientOrdersCount,
-    client_paid_count: order.clientPaidCount,
-    paid_orders:
-      order.clientPaidCount !== null && order.clientOrdersCount !== null
-        ? `${order.clientPaidCount}/${order.clientOrdersCount}`
-        : null,
-    expires_at: order.expiresAt?.toISOString() ?? null,
-    finished_at: order.finishedAt?.toISOString() ?? null,
   };
 }
 

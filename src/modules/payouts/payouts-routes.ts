@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
-import { AnyObject, type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
+import { type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
+import { PayoutQueueItemSchema } from './payouts-admin-schemas.js';
 import type { PayoutsService } from './payouts-service.js';
 
 const Standard = Type.Object({
@@ -64,7 +65,7 @@ export function payoutsAdminRoutes(app: App, deps: { payouts: PayoutsService }) 
           ),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
         }),
-        response: { 200: Envelope(Type.Array(AnyObject)), ...errorResponses },
+        response: { 200: Envelope(Type.Array(PayoutQueueItemSchema)), ...errorResponses },
       },
     },
     async (request) => ({

@@ -1,69 +1,62 @@
-import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { orders } from '../../db/schema.js';
+import type { MultipartUpload } from '../../http/multipart.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { newInternalId } from '../../lib/ids.js';
-import { money, toDbAmount } from '../../lib/money.js';
-import { writeAudit } from '../audit/audit.js';
-import type { BanksService } from '../banks/banks-service.js';
-import { createHold, lockBalance } from '../ledger/ledger-repository.js';
-import type { MerchantRow } from '../merchants/merchants-repository.js';
+import { money } from '../../lib/money.js';
+import { writeAudit } from '../audit/index.js';
+import type { BanksService } from '../banks/index.js';
+import { HOLDER_ACCOUNT_DIGITS, parsePayoutDetails } from '../catalog/index.js';
+import { createHold, lockBalance } from '../ledger/index.js';
+import type { MerchantRow } from '../merchants/index.js';
 import {
-  type CreateOrderBody,
-  callbackUrl,
-  checkLimits,
-  integerAmount,
-} from '../orders/create-order-input.js';
-import type { OrderRow } from '../orders/order-view.js';
-import { DuplicateOrderError, externalIdTaken, insertPendingOrder } from '../orders/orders-repository.js';
-import { amountAfterFee, computeFee } from '../orders/orders-rules.js';
-import { PAYOUT_TYPES } from '../orders/payment-types.js';
-import type { Allowlist } from '../outbound/address-policy.js';
-import { HOLDER_ACCOUNT_DIGITS, parsePayoutDetails } from './payout-rules.js';
-
-/** Merchant-settings key of payout min/max limits. */
-export const PAYOUT_LIMITS_KEY = 'payout';
+  amountAfterFee,
+  assignPayout,
+  computeFee,
+  DuplicateOrderError,
+  eventActor,
+  externalIdTaken,
+  insertOrder,
+  listQueue,
+  lockOrder,
+  newOrderRow,
+  type OrderLifecycle,
+  type OrderRow,
+  type PayoutCommand,
+} from '../orders/index.js';
+import type { ReceiptsService } from '../receipts/index.js';
 
 /**
- * PAYOUT orders (merchant-api.md "createOrder - PAYOUT"; decisions.md sections 6 and 10): the funds
- * are held at creation and debited when an operator marks the payout sent.
+ * PAYOUT orders (merchant-api.md "createOrder - PAYOUT"; docs/decisions.md sections 6 and 10): the
+ * funds are held at creation and debited when an operator marks the payout sent.
  */
 export function createPayoutsService(deps: {
   database: Database;
   clock: Clock;
   banks: BanksService;
-  /** Hosts merchant URLs may name although not public (OUTBOUND_ALLOWLIST). */
-  outboundAllowlist: Allowlist;
+  lifecycle: OrderLifecycle;
+  /** Keeps and records a payout's proof of transfer (the receipts module's). */
+  proofs: Pick<ReceiptsService, 'keepProof' | 'recordProof' | 'removeProof'>;
 }) {
-  const { database, clock, banks } = deps;
+  const { database, clock, banks, lifecycle, proofs } = deps;
   const db = database.db;
 
   return {
     /**
-     * Creates a payout: validation, then one transaction that locks the merchant's RUB balance,
-     * checks that `amountAfterFee` fits the available amount (balance - reserved; else
-     * INSUFFICIENT_BALANCE), inserts the order and its hold. Parallel payouts never overdraw.
+     * Creates a payout from its parsed command: its bank must be an enabled one (else
+     * INVALID_PAYOUT_DETAILS), then one transaction locks the merchant's RUB balance, checks that
+     * `amountAfterFee` fits the available amount (balance - reserved; else INSUFFICIENT_BALANCE),
+     * inserts the order and its hold. Parallel payouts never overdraw.
      */
-    async create(merchant: MerchantRow, body: CreateOrderBody): Promise<OrderRow> {
-      const type = body.type;
-      if (typeof type !== 'string' || !PAYOUT_TYPES.includes(type))
-        throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-      if (!merchant.paymentTypes.includes(type)) throw new AppError('PAYMENT_TYPE_NOT_ALLOWED');
-      const amount = integerAmount(body.amount);
-      if (body.currency !== undefined && body.currency !== null && body.currency !== 'RUB') {
-        throw new AppError('CURRENCY_NOT_ALLOWED');
-      }
+    async create(merchant: MerchantRow, cmd: PayoutCommand): Promise<OrderRow> {
       const bankNames = new Set((await banks.listEnabled()).map((b) => b.name));
-      const details = parsePayoutDetails(body.payout_details, type, bankNames);
-      checkLimits(merchant, PAYOUT_LIMITS_KEY, amount);
-      const successCallbackUrl = callbackUrl(body.success_callback_url, deps.outboundAllowlist);
+      const details = parsePayoutDetails(cmd.details, cmd.type, bankNames);
       const id = newInternalId();
-      const externalId = typeof body.order_id === 'string' ? body.order_id : id;
-      if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
+      if (await externalIdTaken(db, merchant.id, cmd.orderId ?? id))
+        throw new AppError('ORDER_ALREADY_EXISTS');
       const feePercent = money(merchant.payoutFeePercent);
-      const gross = money(amount);
+      const gross = money(cmd.amount);
       const fee = computeFee(gross, feePercent);
       const debit = amountAfterFee('PAYOUT', gross, fee);
       const now = new Date(clock.now());
@@ -71,33 +64,20 @@ export function createPayoutsService(deps: {
         return await db.transaction(async (tx) => {
           const balance = await lockBalance(tx, merchant.id, 'RUB');
           if (balance.balance.minus(balance.reserved).lt(debit)) throw new AppError('INSUFFICIENT_BALANCE');
-          const order = await insertPendingOrder(
-            tx,
-            {
-              id,
-              merchantId: merchant.id,
-              externalId,
-              direction: 'PAYOUT',
-              method: 'payout',
-              type,
-              currency: 'RUB',
-              amount: String(amount),
-              payableAmount: String(amount),
-              feePercent: toDbAmount(feePercent),
-              fee: toDbAmount(fee),
-              amountAfterFee: toDbAmount(debit),
-              status: 'pending',
-              pdAddress: details.holderAccount,
-              pdBank: details.methodName,
-              pdHolderName: details.holderName,
-              successCallbackUrl,
-              clientId: typeof body.client_id === 'string' && body.client_id ? body.client_id : null,
-              comment: body.comment ?? null,
-              createdAt: now,
-              updatedAt: now,
-            },
-            `merchant:${merchant.id}`,
-          );
+          const draft = newOrderRow({
+            id,
+            merchant,
+            command: cmd,
+            currency: 'RUB',
+            figures: { amount: gross, payable: gross, feePercent, fee, amountAfterFee: debit },
+            now,
+          });
+          const order = await insertOrder(tx, {
+            ...draft,
+            pdAddress: details.holderAccount,
+            pdBank: details.methodName,
+            pdHolderName: details.holderName,
+          });
           await createHold(tx, { orderId: id, merchantId: merchant.id, currency: 'RUB', amount: debit });
           return order;
         });
@@ -107,15 +87,45 @@ export function createPayoutsService(deps: {
       }
     },
 
+    /**
+     * An operator marks a payout sent (issue 5): its hold captured, the order successful, the proof
+     * of transfer (optional: PDF, JPEG or PNG) recorded and the action audited in ONE transaction.
+     * The file is checked and kept before it and deleted when it fails.
+     */
+    async markSent(id: string, reason: string | null, actor: AdminActor, proof?: MultipartUpload) {
+      const file = proof ? await proofs.keepProof(proof) : undefined;
+      try {
+        return await db.transaction(async (tx) => {
+          const before = await lockOrder(tx, id);
+          if (!before) throw new AppError('ORDER_NOT_FOUND');
+          return lifecycle.succeed(
+            tx,
+            before,
+            {
+              actor: eventActor(actor),
+              reason,
+              now: new Date(clock.now()),
+              audit: { by: actor, action: 'order.confirm' },
+            },
+            {
+              within: file
+                ? (ex, order) => proofs.recordProof(ex, order, file).then(() => undefined)
+                : undefined,
+            },
+          );
+        });
+      } catch (err) {
+        if (file) await proofs.removeProof(file);
+        throw err;
+      }
+    },
+
     /** An operator takes a pending payout from the queue (shown as theirs); audited. */
     async take(id: string, actor: AdminActor) {
       await db.transaction(async (tx) => {
-        const rows = await tx
-          .update(orders)
-          .set({ assignedTo: actor.name, updatedAt: new Date(clock.now()) })
-          .where(and(eq(orders.id, id), eq(orders.method, 'payout'), eq(orders.status, 'pending')))
-          .returning({ id: orders.id });
-        if (!rows[0]) throw new AppError('ORDER_STATE_CONFLICT');
+        if (!(await assignPayout(tx, id, actor.name, new Date(clock.now())))) {
+          throw new AppError('ORDER_STATE_CONFLICT');
+        }
         await writeAudit(tx, actor, {
           action: 'payout.take',
           targetType: 'order',
@@ -127,12 +137,7 @@ export function createPayoutsService(deps: {
 
     /** Payouts for the operators' queue, oldest pending first; with full account numbers to execute. */
     async list(status: 'pending' | 'success' | 'error' | undefined, limit = 200) {
-      const rows = await db
-        .select()
-        .from(orders)
-        .where(and(eq(orders.method, 'payout'), status ? eq(orders.status, status) : undefined))
-        .orderBy(status === 'pending' ? orders.createdAt : desc(orders.createdAt))
-        .limit(limit);
+      const rows = await listQueue(db, { method: 'payout', ...(status ? { status } : {}) }, limit);
       return rows.map((o) => ({
         id: o.id,
         merchant_id: o.merchantId,
@@ -153,8 +158,8 @@ export function createPayoutsService(deps: {
     },
 
     /**
-     * `GET /merchant/bank-standards` (decisions.md section 12): per enabled bank, the payment types it
-     * serves and the account format of each.
+     * `GET /merchant/bank-standards` (docs/decisions.md section 12): per enabled bank, the payment
+     * types it serves and the account format of each.
      */
     async bankStandards() {
       const list = await banks.listEnabled();

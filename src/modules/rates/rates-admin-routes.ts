@@ -1,16 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
-import { actorOf } from '../auth/admin-auth.js';
+import { RateSchema } from './rates-admin-schemas.js';
 import type { RatesService } from './rates-service.js';
-
-const Rate = Type.Object({
-  base: Type.String(),
-  quote: Type.String(),
-  rate: Type.String(),
-  source: Type.String(),
-  updated_at: Type.String(),
-  fresh: Type.Optional(Type.Boolean()),
-});
 
 /** Admin API for exchange rates (decisions.md section 6). */
 export function ratesAdminRoutes(app: App, deps: { rates: RatesService }) {
@@ -25,7 +17,7 @@ export function ratesAdminRoutes(app: App, deps: { rates: RatesService }) {
           quote: Type.String({ maxLength: 8 }),
           rate: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String({ maxLength: 32 })]),
         }),
-        response: { 200: Envelope(Rate), ...errorResponses },
+        response: { 200: Envelope(RateSchema), ...errorResponses },
       },
     },
     async (request) => ({
@@ -36,7 +28,7 @@ export function ratesAdminRoutes(app: App, deps: { rates: RatesService }) {
 
   app.get(
     '/admin/rates',
-    { schema: { tags: ['admin'], response: { 200: Envelope(Type.Array(Rate)), ...errorResponses } } },
+    { schema: { tags: ['admin'], response: { 200: Envelope(Type.Array(RateSchema)), ...errorResponses } } },
     async () => ({ success: true as const, data: await deps.rates.list() }),
   );
 }

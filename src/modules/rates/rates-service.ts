@@ -1,12 +1,12 @@
 import type { Decimal } from 'decimal.js';
 import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/database.js';
-import { rates } from '../../db/schema.js';
+import { rates } from '../../db/tables/rates.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
-import { writeAudit } from '../audit/audit.js';
+import { writeAudit } from '../audit/index.js';
 
 const CODE = /^[A-Z]{3,5}$/;
 

@@ -1,8 +1,9 @@
 import { request } from 'undici';
+import type { Spooled } from '../../http/multipart.js';
 import { AppError } from '../../lib/errors.js';
-import type { OutboundGuard } from '../outbound/outbound-guard.js';
+import type { OutboundGuard } from '../outbound/index.js';
 import { MAX_RECEIPT_BYTES } from './receipt-content.js';
-import type { ReceiptStorage, Spooled } from './receipt-storage.js';
+import type { ReceiptStorage } from './receipt-storage.js';
 
 /** Whole-download limit and redirect limit (merchant-api.md receipt rule 3; decisions.md section 9). */
 export const RECEIPT_URL_TIMEOUT_MS = 15_000;

@@ -4,16 +4,8 @@ import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { Spooled } from '../../http/multipart.js';
 import { SNIFF_BYTES } from './receipt-content.js';
-
-/** A received upload spooled to a temporary file: its size, its first bytes, and whether it overflowed. */
-export interface Spooled {
-  path: string;
-  size: number;
-  head: Buffer;
-  /** More than `maxBytes` arrived; the file holds only the first `maxBytes`. */
-  overflow: boolean;
-}
 
 /**
  * Where receipt files live. The directory store keeps them under `<dir>/<key>`; keys come from our

@@ -1,25 +1,14 @@
 import multipart from '@fastify/multipart';
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest, preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
-import { AnyObject, type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
+import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
+import { isMultipart, MULTIPART_LIMITS, type MultipartUpload } from '../../http/multipart.js';
+import { actorOf } from '../../http/request-context.js';
+import { type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { actorOf } from '../auth/admin-auth.js';
-import { merchantOf } from '../auth/merchant-auth.js';
-import type { OrdersService } from '../orders/orders-service.js';
-import { MAX_RECEIPT_BYTES } from './receipt-content.js';
-import type { MultipartUpload, ReceiptsService } from './receipts-service.js';
-
-/** @fastify/multipart limits: one file, bounded size; busboy drops what is over and marks it truncated. */
-export const MULTIPART_LIMITS = {
-  fileSize: MAX_RECEIPT_BYTES,
-  files: 1,
-  fields: 10,
-  fieldSize: 4096,
-  parts: 20,
-};
-
-const isMultipart = (request: FastifyRequest) =>
-  (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
+import { merchantOf } from '../auth/index.js';
+import type { OrdersService } from '../orders/index.js';
+import { ReceiptSchema } from './receipts-admin-schemas.js';
+import type { ReceiptsService } from './receipts-service.js';
 
 /**
  * `POST /merchant/receipt/upload` (merchant-api.md): multipart (`orderId`, `receipt` file; signed as
@@ -111,7 +100,7 @@ export function receiptsAdminRoutes(app: App, deps: { receipts: ReceiptsService 
           ),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 200 })),
         }),
-        response: { 200: Envelope(Type.Array(AnyObject)), ...errorResponses },
+        response: { 200: Envelope(Type.Array(ReceiptSchema)), ...errorResponses },
       },
     },
     async (request) => ({
@@ -135,7 +124,9 @@ export function receiptsAdminRoutes(app: App, deps: { receipts: ReceiptsService 
   );
   app.post(
     '/admin/receipts/:id/accept',
-    { schema: { tags: ['admin'], params: Id, response: { 200: Envelope(AnyObject), ...errorResponses } } },
+    {
+      schema: { tags: ['admin'], params: Id, response: { 200: Envelope(ReceiptSchema), ...errorResponses } },
+    },
     async (request) => ({
       success: true as const,
       data: await deps.receipts.review(request.params.id, 'accepted', null, actorOf(request)),
@@ -148,7 +139,7 @@ export function receiptsAdminRoutes(app: App, deps: { receipts: ReceiptsService 
         tags: ['admin'],
         params: Id,
         body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(ReceiptSchema), ...errorResponses },
       },
     },
     async (request) => ({

@@ -1,38 +1,25 @@
 import { randomUUID } from 'node:crypto';
-import type { MultipartFile, MultipartValue } from '@fastify/multipart';
-import { and, desc, eq, inArray } from 'drizzle-orm';
-import type { Database } from '../../db/database.js';
-import { receipts } from '../../db/schema.js';
+import { desc, eq } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/database.js';
+import { receipts } from '../../db/tables/receipts.js';
+import type { MultipartUpload, Spooled, UploadPart } from '../../http/multipart.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, type ErrorCode } from '../../lib/errors.js';
-import { writeAudit } from '../audit/audit.js';
-import type { OrderRow } from '../orders/order-view.js';
-import type { OutboundGuard } from '../outbound/outbound-guard.js';
+import { writeAudit } from '../audit/index.js';
+import type { OrderRow } from '../orders/index.js';
+import type { OutboundGuard } from '../outbound/index.js';
 import { judgeReceiptContent, MAX_RECEIPT_BYTES } from './receipt-content.js';
 import { downloadReceipt } from './receipt-fetch.js';
-import type { ReceiptStorage, Spooled } from './receipt-storage.js';
-
-export type ReceiptRow = typeof receipts.$inferSelect;
-export type ReceiptSource = ReceiptRow['source'];
-
-/** One part of a multipart upload as @fastify/multipart yields it. */
-export type UploadPart = MultipartFile | MultipartValue;
-
-/** What a multipart upload carried: the order id field and the spooled file. */
-export interface MultipartUpload {
-  orderId: string | undefined;
-  /** Every text field of the form (first value of each name). */
-  fields: Record<string, string>;
-  file: { spooled: Spooled; mimetype: string; filename: string } | undefined;
-}
-
-function uniqueViolation(err: unknown): boolean {
-  for (let e: unknown = err; e; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: string }).code === '23505') return true;
-  }
-  return false;
-}
+import type { ReceiptStorage } from './receipt-storage.js';
+import {
+  insertReceipt,
+  type ReceiptRow,
+  type ReceiptSource,
+  type StoredFile,
+  syncOrderReceiptStatus,
+  underReview,
+} from './receipts-repository.js';
 
 export function receiptView(r: ReceiptRow) {
   return {
@@ -104,30 +91,36 @@ export function createReceiptsService(deps: {
     return out;
   }
 
-  /** The receipt status of an order for the merchant and the payer: the latest receipt's, or null. */
-  async function latestStatus(orderId: string): Promise<string | null> {
-    const rows = await db
-      .select({ status: receipts.status })
-      .from(receipts)
-      .where(eq(receipts.orderId, orderId))
-      .orderBy(desc(receipts.createdAt))
-      .limit(1);
-    return rows[0]?.status ?? null;
-  }
-
   async function assertNotUnderReview(orderId: string): Promise<void> {
-    const open = await db
-      .select({ id: receipts.id })
-      .from(receipts)
-      .where(and(eq(receipts.orderId, orderId), eq(receipts.status, 'under_review')))
-      .limit(1);
-    if (open.length > 0) throw new AppError('MODERATION_IN_PROGRESS');
+    if (await underReview(db, orderId)) throw new AppError('MODERATION_IN_PROGRESS');
   }
 
   /**
-   * Checks the spooled content and stores it as the order's receipt under review. `codes` are the
-   * error codes of the path (file or URL). The file is removed on every failure.
+   * Checks the spooled content (size, format) and keeps it in the storage under a new id, before
+   * any row exists: a storage failure leaves nothing under review (a file without a row is never
+   * shown). `codes` are the error codes of the path (file or URL). The spool file is removed on
+   * every failure.
    */
+  async function storeFile(
+    spooled: Spooled,
+    declared: { mimetype?: string; filename?: string },
+    codes: { tooLarge: ErrorCode; unsupported: ErrorCode; mismatch: ErrorCode },
+  ): Promise<StoredFile> {
+    try {
+      if (spooled.overflow) throw new AppError(codes.tooLarge);
+      const verdict = await judgeReceiptContent(spooled.head, declared);
+      if (!verdict.ok)
+        throw new AppError(verdict.problem === 'unsupported' ? codes.unsupported : codes.mismatch);
+      const id = randomUUID();
+      await storage.keep(spooled, id);
+      return { id, contentType: verdict.mime, size: spooled.size };
+    } catch (err) {
+      await storage.discard(spooled);
+      throw err;
+    }
+  }
+
+  /** Stores the file, then its row (and the order's receipt status) in one transaction; no row, no file. */
   async function attach(
     order: OrderRow,
     spooled: Spooled,
@@ -136,42 +129,13 @@ export function createReceiptsService(deps: {
     codes: { tooLarge: ErrorCode; unsupported: ErrorCode; mismatch: ErrorCode },
     sourceUrl: string | null = null,
   ): Promise<ReceiptRow> {
+    const file = await storeFile(spooled, declared, codes);
     try {
-      if (spooled.overflow) throw new AppError(codes.tooLarge);
-      const verdict = await judgeReceiptContent(spooled.head, declared);
-      if (!verdict.ok)
-        throw new AppError(verdict.problem === 'unsupported' ? codes.unsupported : codes.mismatch);
-      const id = randomUUID();
-      // The file is stored before its row commits: a storage failure leaves no receipt under
-      // review without a file (which would refuse every later upload with 409).
-      await storage.keep(spooled, id);
-      try {
-        const row = (
-          await db
-            .insert(receipts)
-            .values({
-              id,
-              orderId: order.id,
-              merchantId: order.merchantId,
-              source,
-              sourceUrl,
-              contentType: verdict.mime,
-              sizeBytes: spooled.size,
-              storageKey: id,
-              status: source === 'payout_proof' ? 'accepted' : 'under_review',
-              createdAt: new Date(clock.now()),
-            })
-            .returning()
-        )[0];
-        if (!row) throw new Error('insert returned no row');
-        return row;
-      } catch (err) {
-        await storage.remove(id).catch(() => undefined);
-        if (uniqueViolation(err)) throw new AppError('MODERATION_IN_PROGRESS');
-        throw err;
-      }
+      return await db.transaction((tx) =>
+        insertReceipt(tx, { order, file, source, sourceUrl, now: new Date(clock.now()) }),
+      );
     } catch (err) {
-      await storage.discard(spooled);
+      await storage.remove(file.id).catch(() => undefined);
       throw err;
     }
   }
@@ -184,18 +148,23 @@ export function createReceiptsService(deps: {
 
   return {
     readMultipart,
-    latestStatus,
 
-    /** Receipt statuses of many orders at once (lists). */
-    async latestStatuses(orderIds: string[]): Promise<Map<string, string>> {
-      if (orderIds.length === 0) return new Map();
-      const rows = await db
-        .select({ orderId: receipts.orderId, status: receipts.status, at: receipts.createdAt })
-        .from(receipts)
-        .where(inArray(receipts.orderId, orderIds))
-        .orderBy(receipts.createdAt);
-      return new Map(rows.map((r) => [r.orderId, r.status]));
+    /**
+     * A payout's proof of transfer (issue 5): checked and kept now, outside any transaction; its row
+     * is written by `recordProof` in the transaction that marks the payout sent, and `removeProof`
+     * deletes the file when that transaction fails.
+     */
+    keepProof(upload: MultipartUpload): Promise<StoredFile | undefined> {
+      if (!upload.file) return Promise.resolve(undefined);
+      return storeFile(
+        upload.file.spooled,
+        { mimetype: upload.file.mimetype, filename: upload.file.filename },
+        FILE_CODES,
+      );
     },
+    recordProof: (ex: Executor, order: OrderRow, file: StoredFile) =>
+      insertReceipt(ex, { order, file, source: 'payout_proof', sourceUrl: null, now: new Date(clock.now()) }),
+    removeProof: (file: StoredFile) => storage.remove(file.id).catch(() => undefined),
 
     /**
      * Attaches an uploaded file to `order` (ownership already checked): ORDER_ID_REQUIRED /
@@ -299,6 +268,7 @@ export function createReceiptsService(deps: {
             .returning()
         )[0];
         if (!after) throw new AppError('NOT_FOUND');
+        await syncOrderReceiptStatus(tx, before.orderId);
         await writeAudit(tx, actor, {
           action: decision === 'accepted' ? 'receipt.accept' : 'receipt.reject',
           targetType: 'order',

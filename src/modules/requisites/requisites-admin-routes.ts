@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { AnyObject, type App, Envelope, errorResponses, Nullable } from '../../http/schemas.js';
-import { actorOf } from '../auth/admin-auth.js';
+import { actorOf } from '../../http/request-context.js';
+import { type App, Envelope, errorResponses, Nullable } from '../../http/schemas.js';
+import { RequisiteSchema } from './requisites-admin-schemas.js';
 import type { RequisitesService } from './requisites-service.js';
 
 const Amount = Nullable(
@@ -38,7 +39,7 @@ export function requisitesAdminRoutes(app: App, deps: { requisites: RequisitesSe
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(RequisiteSchema), ...errorResponses },
       },
     },
     async (request) => ({
@@ -49,7 +50,12 @@ export function requisitesAdminRoutes(app: App, deps: { requisites: RequisitesSe
 
   app.get(
     '/admin/requisites',
-    { schema: { tags: ['admin'], response: { 200: Envelope(Type.Array(AnyObject)), ...errorResponses } } },
+    {
+      schema: {
+        tags: ['admin'],
+        response: { 200: Envelope(Type.Array(RequisiteSchema)), ...errorResponses },
+      },
+    },
     async () => ({ success: true as const, data: await deps.requisites.list() }),
   );
 
@@ -67,7 +73,7 @@ export function requisitesAdminRoutes(app: App, deps: { requisites: RequisitesSe
           },
           { additionalProperties: false },
         ),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(RequisiteSchema), ...errorResponses },
       },
     },
     async (request) => ({

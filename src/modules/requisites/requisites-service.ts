@@ -3,17 +3,24 @@ import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
-import { writeAudit } from '../audit/audit.js';
-import type { BanksService } from '../banks/banks-service.js';
-import { FIAT_CURRENCIES } from '../orders/payment-types.js';
+import { writeAudit } from '../audit/index.js';
+import type { BanksService } from '../banks/index.js';
+import { FIAT_CURRENCIES } from '../catalog/index.js';
 import {
   findRequisiteForUpdate,
   insertRequisite,
-  listRequisitesWithLoad,
+  listRequisites,
   type NewRequisiteRow,
   type RequisiteRow,
   updateRequisite,
 } from './requisites-repository.js';
+
+/** A requisite's load as the orders show it (pending orders, today's turnover, last order). */
+export interface RequisiteLoad {
+  activeOrders: number;
+  todayTurnover: string;
+  lastAssignedAt: Date | null;
+}
 
 export interface RequisiteInput {
   kind: 'card' | 'phone' | 'qr' | 'account';
@@ -45,7 +52,7 @@ export function maskAddress(address: string): string {
     : `${'*'.repeat(Math.min(address.length - 4, 12))}${address.slice(-4)}`;
 }
 
-export function requisiteView(r: RequisiteRow, load?: { activeOrders: number; todayTurnover: string }) {
+export function requisiteView(r: RequisiteRow, load?: RequisiteLoad) {
   return {
     id: r.id,
     kind: r.kind,
@@ -61,7 +68,7 @@ export function requisiteView(r: RequisiteRow, load?: { activeOrders: number; to
     emv: r.emv,
     enabled: r.enabled,
     disabled_reason: r.disabledReason,
-    last_assigned_at: r.lastAssignedAt?.toISOString() ?? null,
+    last_assigned_at: load?.lastAssignedAt?.toISOString() ?? null,
     created_at: r.createdAt.toISOString(),
     ...(load
       ? { active_orders: Number(load.activeOrders), today_turnover: money(load.todayTurnover).toFixed() }
@@ -83,8 +90,16 @@ const ADDRESS_RULES: Record<RequisiteInput['kind'], { re: RegExp; problem: strin
   account: { re: /^[0-9A-Za-z]{8,34}$/, problem: 'an account is 8 to 34 letters or digits' },
 };
 
-/** The requisites pool as operators manage it (issue 2 admin API; decisions.md section 7). */
-export function createRequisitesService(deps: { database: Database; clock: Clock; banks: BanksService }) {
+/**
+ * The requisites pool as operators manage it (issue 2 admin API; decisions.md section 7). `loads`
+ * reads each requisite's load from the orders (the orders module's, given by the composition root).
+ */
+export function createRequisitesService(deps: {
+  database: Database;
+  clock: Clock;
+  banks: BanksService;
+  loads: (requisiteIds: string[], now: Date) => Promise<Map<string, RequisiteLoad>>;
+}) {
   const db = deps.database.db;
   const { clock, banks } = deps;
 
@@ -134,10 +149,13 @@ export function createRequisitesService(deps: { database: Database; clock: Clock
     },
 
     async list() {
-      const rows = await listRequisitesWithLoad(db, new Date(clock.now()));
-      return rows.map((r) =>
-        requisiteView(r.requisite, { activeOrders: r.activeOrders, todayTurnover: r.todayTurnover }),
+      const rows = await listRequisites(db);
+      const loads = await deps.loads(
+        rows.map((r) => r.id),
+        new Date(clock.now()),
       );
+      const none: RequisiteLoad = { activeOrders: 0, todayTurnover: '0', lastAssignedAt: null };
+      return rows.map((r) => requisiteView(r, loads.get(r.id) ?? none));
     },
 
     /** Enables/disables a requisite or changes its limits; audited. */

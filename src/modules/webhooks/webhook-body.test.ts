@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { OrderRow } from '../orders/order-view.js';
+import type { OrderRow } from '../orders/index.js';
 import { webhookBody, webhookTimestamp } from './webhook-body.js';
 
 /** A successful fiat PAYIN as stored; each test changes what it is about. */
 function row(overrides: Partial<OrderRow> = {}): OrderRow {
   return {
     id: 'lux0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+    seq: 1,
     merchantId: 'm_shop',
     externalId: 'shop-42',
     direction: 'PAYIN',
@@ -28,6 +29,7 @@ function row(overrides: Partial<OrderRow> = {}): OrderRow {
     receivedAmount: null,
     creditedCurrency: null,
     creditedAmount: null,
+    receiptStatus: null,
     status: 'success',
     statusReason: null,
     requisiteId: null,

@@ -1,5 +1,45 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { money, toJsonAmount } from '../../lib/money.js';
-import type { OrderRow } from '../orders/order-view.js';
+import type { OrderRow } from '../orders/index.js';
+
+/**
+ * The success webhook body (merchant-api.md "Webhook body fields"; decisions.md sections 10-11), the
+ * one definition of it: the bodies below are built as its type, serialised with its keys in its
+ * order, and the OpenAPI document shows it. Keys in this order, absent ones left out.
+ */
+export const WebhookBodySchema = Type.Object(
+  {
+    id: Type.String({ description: 'internal_id (lux...)' }),
+    order_id: Type.String({ description: 'external_id: your order_id, or the internal id' }),
+    type: Type.String(),
+    amount: Type.String({
+      description:
+        'Fiat and payouts: the gross amount paid, an integer as a string; crypto: the request amount',
+    }),
+    currency: Type.String(),
+    status: Type.Literal('success'),
+    created_at: Type.String({ description: 'UTC YYYY-MM-DD HH:MM:SS.mmm' }),
+    amountAfterFee: Type.Number({ description: 'What was credited (debited for a payout)' }),
+    usdtAmount: Type.Optional(Type.Number({ description: 'Fiat with convertToUsdt; usdt_trc20 and ton' })),
+    usdtAmountAfterFee: Type.Optional(
+      Type.Number({ description: 'Fiat with convertToUsdt; crypto when USDT was credited' }),
+    ),
+    exchangeRate: Type.Optional(Type.Number({ description: 'Fiat with convertToUsdt' })),
+    cryptoAmount: Type.Optional(Type.String({ description: 'Crypto: the exact amount paid, 8 decimals' })),
+    direction: Type.Optional(Type.Literal('PAYOUT', { description: 'Payouts only' })),
+  },
+  { title: 'WebhookBody' },
+);
+
+export type WebhookBody = Static<typeof WebhookBodySchema>;
+
+/** The keys in the contract order: what `JSON.stringify` writes, in this order. */
+const BODY_KEYS = Object.keys(WebhookBodySchema.properties);
+
+/** The compact JSON text of a body that is sent and signed, its keys in the schema's order. */
+function serialise(body: WebhookBody): string {
+  return JSON.stringify(body, BODY_KEYS);
+}
 
 /** `created_at` of a webhook: UTC `YYYY-MM-DD HH:MM:SS.mmm` (decisions.md section 11). */
 export function webhookTimestamp(date: Date): string {
@@ -7,15 +47,13 @@ export function webhookTimestamp(date: Date): string {
 }
 
 /**
- * The success webhook body (merchant-api.md "Webhook body fields"; decisions.md sections 10-11):
- * keys in the order `id, order_id, type, amount, currency, status, created_at, amountAfterFee,
- * usdtAmount, usdtAmountAfterFee, exchangeRate, cryptoAmount` (+ `direction` for payouts), absent
- * ones left out. `amount` is the gross amount paid, an integer as a string; USDT fields only with
- * `convertToUsdt` for fiat methods. Returns the compact JSON text that is sent and signed.
+ * The success webhook body of an order (WebhookBodySchema): `amount` is the gross amount paid, an
+ * integer as a string; USDT fields only with `convertToUsdt` for fiat methods; `direction` only for
+ * payouts. Returns the compact JSON text that is sent and signed.
  */
 export function webhookBody(order: OrderRow): string {
   if (order.method === 'crypto') return cryptoWebhookBody(order);
-  const body: Record<string, unknown> = {
+  const body: WebhookBody = {
     id: order.id,
     order_id: order.externalId,
     type: order.type,
@@ -31,7 +69,7 @@ export function webhookBody(order: OrderRow): string {
     if (order.exchangeRate !== null) body.exchangeRate = money(order.exchangeRate).toNumber();
   }
   if (order.direction === 'PAYOUT') body.direction = 'PAYOUT';
-  return JSON.stringify(body);
+  return serialise(body);
 }
 
 /**
@@ -44,7 +82,7 @@ export function webhookBody(order: OrderRow): string {
 function cryptoWebhookBody(order: OrderRow): string {
   const paid = money(order.receivedAmount ?? order.cryptoAmount ?? 0);
   const creditedUsdt = order.creditedCurrency === 'USDT';
-  const body: Record<string, unknown> = {
+  const body: WebhookBody = {
     id: order.id,
     order_id: order.externalId,
     type: order.type,
@@ -59,5 +97,5 @@ function cryptoWebhookBody(order: OrderRow): string {
   if (creditedUsdt && order.creditedAmount !== null)
     body.usdtAmountAfterFee = money(order.creditedAmount).toNumber();
   body.cryptoAmount = paid.toFixed(8);
-  return JSON.stringify(body);
+  return serialise(body);
 }

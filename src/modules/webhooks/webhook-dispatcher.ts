@@ -4,8 +4,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { request } from 'undici';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { signBody } from '../auth/signature.js';
-import type { OutboundGuard } from '../outbound/outbound-guard.js';
+import { signBody } from '../auth/index.js';
+import type { OutboundGuard } from '../outbound/index.js';
 import { ANSWER_TIMEOUT_MS, isAcknowledged, retryDelayAfter } from './webhook-schedule.js';
 import {
   type AttemptResult,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { AnyObject, type App, Envelope, errorResponses } from '../../http/schemas.js';
-import { actorOf } from '../auth/admin-auth.js';
+import { actorOf } from '../../http/request-context.js';
+import { type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { DeliverySchema } from './webhooks-admin-schemas.js';
 import type { WebhooksService } from './webhooks-service.js';
 
 /** Operators: webhook deliveries with their attempts, and resend (issue 3 section 5). */
@@ -17,7 +18,7 @@ export function webhooksAdminRoutes(app: App, deps: { webhooks: WebhooksService 
           ),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
         }),
-        response: { 200: Envelope(Type.Array(AnyObject)), ...errorResponses },
+        response: { 200: Envelope(Type.Array(DeliverySchema)), ...errorResponses },
       },
     },
     async (request) => {
@@ -36,7 +37,7 @@ export function webhooksAdminRoutes(app: App, deps: { webhooks: WebhooksService 
         tags: ['admin'],
         summary: 'Send the same body again as a new delivery, signed with the current key',
         params: Type.Object({ id: Type.String({ format: 'uuid' }) }),
-        response: { 200: Envelope(AnyObject), ...errorResponses },
+        response: { 200: Envelope(DeliverySchema), ...errorResponses },
       },
     },
     async (request) => ({

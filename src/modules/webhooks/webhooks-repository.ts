@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
-import { webhookAttempts, webhookDeliveries } from '../../db/schema.js';
+import { webhookAttempts, webhookDeliveries } from '../../db/tables/webhooks.js';
 
 export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
@@ -30,6 +30,17 @@ export async function insertDelivery(
   const inserted = rows[0];
   if (!inserted) throw new Error('insert returned no row');
   return inserted;
+}
+
+/** Age in seconds of the oldest due, undelivered webhook; 0 when none is due. */
+export async function outboxLagSeconds(ex: Executor): Promise<number> {
+  const rows = await ex
+    .select({
+      lag: sql<string | null>`EXTRACT(EPOCH FROM (now() - min(${webhookDeliveries.nextAttemptAt})))::float`,
+    })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, sql`now()`)));
+  return Math.max(0, Number(rows[0]?.lag ?? 0));
 }
 
 /** A claimed delivery: the lease token proves this worker still owns it when recording the result. */

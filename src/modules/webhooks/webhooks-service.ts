@@ -1,11 +1,17 @@
-import type { Database, Executor } from '../../db/database.js';
+import { type Database, type Executor, notify, OUTBOX_CHANNEL } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { writeAudit } from '../audit/audit.js';
-import type { SuccessHook } from '../orders/order-lifecycle.js';
+import { writeAudit } from '../audit/index.js';
+import type { SuccessHook } from '../orders/index.js';
 import { webhookBody } from './webhook-body.js';
-import { type DeliveryRow, findDelivery, insertDelivery, listDeliveries } from './webhooks-repository.js';
+import {
+  type DeliveryRow,
+  findDelivery,
+  insertDelivery,
+  listDeliveries,
+  outboxLagSeconds,
+} from './webhooks-repository.js';
 
 function deliveryView(
   d: DeliveryRow,
@@ -54,12 +60,15 @@ export function createWebhooksService(deps: { database: Database; clock: Clock; 
       body: webhookBody(order),
       dueAt: new Date(clock.now()),
     });
-    // The row is visible only after the caller's commit: wake the dispatcher a moment later.
-    if (deps.onEnqueued) setTimeout(deps.onEnqueued, 30).unref();
+    // The row is visible only after the caller's commit, which delivers this to every dispatcher.
+    await notify(ex, OUTBOX_CHANNEL);
   };
 
   return {
     enqueueOnSuccess,
+
+    /** Age in seconds of the oldest due, undelivered webhook (the outbox lag metric). */
+    outboxLagSeconds: () => outboxLagSeconds(db),
 
     /** Deliveries with their attempt log, newest first (operators: `GET /admin/webhooks`). */
     async list(filter: { orderId?: string; status?: string }, limit = 100) {
@@ -83,6 +92,7 @@ export function createWebhooksService(deps: { database: Database; clock: Clock; 
           dueAt: new Date(clock.now()),
           resendOf: original.id,
         });
+        await notify(tx, OUTBOX_CHANNEL);
         await writeAudit(tx, actor, {
           action: 'webhook.resend',
           targetType: 'order',

@@ -1,9 +1,10 @@
-import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
+import type { preValidationAsyncHookHandler } from 'fastify';
+import { bearerToken } from '../../http/bearer.js';
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError } from '../../lib/errors.js';
 import { safeEqual } from '../../lib/secrets.js';
-import type { OperatorsService } from '../operators/operators-service.js';
-import { can, permissionForAdminRoute } from '../operators/permissions.js';
+import type { OperatorsService } from './operators-service.js';
+import { can, permissionForAdminRoute } from './permissions.js';
 
 /**
  * Authenticates the admin API: `Authorization: Bearer <ADMIN_TOKEN>` (compared in constant time, acts
@@ -16,8 +17,7 @@ export function createAdminAuth(deps: {
   operators: OperatorsService;
 }): preValidationAsyncHookHandler {
   return async function adminAuth(request) {
-    const value = request.headers.authorization;
-    const token = typeof value === 'string' && value.startsWith('Bearer ') ? value.slice(7).trim() : '';
+    const token = bearerToken(request);
     let actor: AdminActor | undefined;
     if (token && safeEqual(token, deps.adminToken)) {
       actor = { name: 'admin-token', ip: request.ip, role: 'admin' };
@@ -33,10 +33,4 @@ export function createAdminAuth(deps: {
     // An admin POST without a body means "no options" (e.g. confirm), not a malformed request.
     if (request.body === undefined && request.method === 'POST') request.body = {};
   };
-}
-
-/** The acting operator of an admin request; only valid behind the admin auth hook. */
-export function actorOf(request: FastifyRequest): AdminActor {
-  if (!request.adminActor) throw new AppError('UNAUTHORIZED');
-  return request.adminActor;
 }

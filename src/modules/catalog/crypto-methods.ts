@@ -1,3 +1,5 @@
+import type { Decimal } from 'decimal.js';
+import { money } from '../../lib/money.js';
 /** Key families that give deposit addresses: derived from an xpub, or taken from an operator pool. */
 export type KeyNetwork = 'btc' | 'ltc' | 'evm' | 'tron' | 'ton';
 
@@ -51,4 +53,11 @@ export function cryptoRequestCurrency(
   if (!method) return undefined;
   if (currency === undefined || currency === null || currency === 'RUB') return 'RUB';
   return currency === method.coin ? method.coin : undefined;
+}
+
+/** A coin amount: a positive number with at most 8 decimals (decisions.md section 3 INVALID_AMOUNT). */
+export function parseCryptoAmount(value: unknown): Decimal | undefined {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e12) return undefined;
+  const d = money(String(value));
+  return d.decimalPlaces() <= 8 ? d : undefined;
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../lib/errors.js';
-import { HOLDER_ACCOUNT_DIGITS, parsePayoutDetails } from './payout-rules.js';
+import { HOLDER_ACCOUNT_DIGITS, parsePayoutDetails } from './payout-details.js';
 
 const BANKS: ReadonlySet<string> = new Set(['Sberbank', 'T-Bank', 'Alfa-Bank']);
 const SIM = '79001234567';

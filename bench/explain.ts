@@ -1,0 +1,86 @@
+/**
+ * `npm run bench:explain` (issue 18): where PostgreSQL spends a createOrder and a GET order. Seeds a
+ * fresh database (BENCH_DATABASE_URL, default the local test server) with 50 requisites and
+ * BENCH_ORDERS (default 20,000) orders through the service, records the statements of one more
+ * createOrder and of the two GET lookups, and prints `EXPLAIN (ANALYZE, BUFFERS)` of each (writes
+ * rolled back).
+ */
+import pg from 'pg';
+import { buildApp } from '../src/app.js';
+import { openDatabase } from '../src/db/database.js';
+import { testConfig } from '../test/helpers/app.js';
+import { addRequisite, createMerchant, sign } from '../test/helpers/merchant-client.js';
+
+const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 20_000);
+
+const admin = new pg.Client({ connectionString: BASE_URL });
+await admin.connect();
+const name = `bench_explain_${process.pid}`;
+await admin.query(`CREATE DATABASE ${name}`);
+const url = new URL(BASE_URL);
+url.pathname = `/${name}`;
+let recording: Array<{ query: string; params: unknown[] }> | undefined;
+const database = await openDatabase({
+  databaseUrl: url.toString(),
+  logQuery: (query, params) => recording?.push({ query, params }),
+});
+const { app } = await buildApp({ config: testConfig({ databaseUrl: url.toString() }), database });
+await app.ready();
+const client = new pg.Client({ connectionString: url.toString() });
+try {
+  const merchant = await createMerchant(app);
+  for (let i = 0; i < 50; i++) await addRequisite(app, { kind: 'phone', currency: 'RUB' });
+  const create = (n: number) => {
+    const body = JSON.stringify({
+      merchant_id: merchant.id,
+      amount: 1000 + (n % 5000),
+      type: 'sim',
+      order_id: `e-${n}`,
+    });
+    return app.inject({
+      method: 'POST',
+      url: '/merchant/createOrder',
+      payload: body,
+      headers: {
+        'content-type': 'application/json',
+        'client-api-key': merchant.apiKey,
+        'x-api-key': sign(merchant.apiKey, body),
+      },
+    });
+  };
+  for (let n = 0; n < ORDERS; n += 50) await Promise.all(Array.from({ length: 50 }, (_, i) => create(n + i)));
+  const read = (id: string) =>
+    app.inject({
+      method: 'GET',
+      url: `/merchant/order/${id}`,
+      headers: { 'client-api-key': merchant.apiKey, 'x-api-key': sign(merchant.apiKey, '') },
+    });
+  recording = [];
+  const created = (await create(ORDERS + 1)).json() as { id: string };
+  await read(created.id);
+  await read(`e-${ORDERS + 1}`);
+  const statements = recording;
+  recording = undefined;
+  await client.connect();
+  await client.query('ANALYZE');
+  console.log(`${ORDERS} orders on 50 requisites; ${statements.length} statements on the path:\n`);
+  for (const { query, params } of statements) {
+    const writes = /^\s*(insert|update|delete)/i.test(query);
+    await client.query('BEGIN');
+    // The recorded insert ran already: the same again with another id and order_id.
+    const fresh = writes
+      ? params.map((p) => (p === created.id ? `${p}0` : p === `e-${ORDERS + 1}` ? 'e-explain' : p))
+      : params;
+    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${query}`, fresh);
+    await client.query(writes ? 'ROLLBACK' : 'COMMIT');
+    console.log(`-- ${query.slice(0, 160).replace(/\s+/g, ' ')}${query.length > 160 ? ' ...' : ''}`);
+    for (const row of plan.rows) console.log(`   ${row['QUERY PLAN']}`);
+    console.log('');
+  }
+} finally {
+  await app.close();
+  await client.end().catch(() => undefined);
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+}

@@ -1,0 +1,88 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, ts } from '../columns.js';
+
+// Tables of the crypto module: only src/modules/crypto/ reads and writes them (docs/architecture.md).
+
+/**
+ * Operator-configured account-level extended public keys and the next index of each. A key is known by
+ * its address at index 0 (so the same key given as xpub or zpub is one key); switching back to a key
+ * used before continues its counter, so an address is never handed out twice. One key per network is active.
+ */
+export const cryptoXpubs = pgTable(
+  'crypto_xpubs',
+  {
+    network: text('network').notNull(),
+    /** The key's address at index 0: its identity. */
+    keyId: text('key_id').notNull(),
+    xpub: text('xpub').notNull(),
+    nextIndex: integer('next_index').notNull().default(0),
+    active: boolean('active').notNull().default(true),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.network, t.keyId] }),
+    uniqueIndex('crypto_xpubs_one_active_uq').on(t.network).where(sql`active`),
+    check('crypto_xpubs_next_index_ck', sql`${t.nextIndex} >= 0`),
+  ],
+);
+
+/** Deposit addresses loaded by operators for networks without xpub derivation (TON). */
+export const cryptoPoolAddresses = pgTable(
+  'crypto_pool_addresses',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    network: text('network').notNull(),
+    address: text('address').notNull(),
+    lastAssignedAt: ts('last_assigned_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('crypto_pool_address_uq').on(t.network, t.address)],
+);
+
+/**
+ * Chain transfers reported by the watcher or an operator; one row per (network, tx_hash, position):
+ * the hash normalised to 64 lower-case hex characters, the position the transfer's index inside its
+ * own transaction (log position or output index, 0 by default), never a block-wide index.
+ */
+export const cryptoTransactions = pgTable(
+  'crypto_transactions',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    network: text('network').notNull(),
+    txHash: text('tx_hash').notNull(),
+    position: integer('position').notNull().default(0),
+    address: text('address').notNull(),
+    amount: numeric('amount').notNull(),
+    confirmations: integer('confirmations'),
+    orderId: text('order_id'),
+    /** credited: completed the order; partial: recorded, order still short; late / unmatched: for operators. */
+    outcome: text('outcome').$type<'credited' | 'partial' | 'late' | 'unmatched' | 'ignored'>().notNull(),
+    reportedBy: text('reported_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('crypto_tx_uq').on(t.network, t.txHash, t.position),
+    index('crypto_tx_order_idx').on(t.orderId),
+    check(
+      'crypto_transactions_outcome_ck',
+      sql`${t.outcome} IN ('credited', 'partial', 'late', 'unmatched', 'ignored')`,
+    ),
+    check(
+      'crypto_transactions_amount_ck',
+      sql`${t.amount} > 0 AND (${t.confirmations} IS NULL OR ${t.confirmations} >= 0)`,
+    ),
+  ],
+);

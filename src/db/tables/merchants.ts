@@ -1,0 +1,74 @@
+import { sql } from 'drizzle-orm';
+import {
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
+import { createdAt, ts } from '../columns.js';
+
+// Tables of the merchants module: only src/modules/merchants/ reads and writes them (docs/architecture.md).
+
+/** Per-type amount limits of a merchant: `{ "<type>": { "min"?: "100", "max"?: "50000" } }`. */
+export type TypeLimits = Record<string, { min?: string; max?: string }>;
+
+export const merchants = pgTable(
+  'merchants',
+  {
+    id: text('id').primaryKey(),
+    enabled: boolean('enabled').notNull().default(true),
+    currencies: jsonb('currencies').$type<string[]>().notNull(),
+    paymentTypes: jsonb('payment_types').$type<string[]>().notNull(),
+    payinFeePercent: numeric('payin_fee_percent').notNull().default('0'),
+    payinFeePercentByType: jsonb('payin_fee_percent_by_type')
+      .$type<Record<string, string>>()
+      .notNull()
+      .default({}),
+    payoutFeePercent: numeric('payout_fee_percent').notNull().default('0'),
+    allowUsdt: boolean('allow_usdt').notNull().default(false),
+    defaultAmountUp: integer('default_amount_up').notNull().default(0),
+    defaultAmountDown: integer('default_amount_down').notNull().default(0),
+    limits: jsonb('limits').$type<TypeLimits>().notNull().default({}),
+    orderTtlSeconds: integer('order_ttl_seconds').notNull().default(900),
+    cryptoOrderTtlSeconds: integer('crypto_order_ttl_seconds').notNull().default(3600),
+    payinRateLimitPerSecond: integer('payin_rate_limit_per_second').notNull().default(10),
+    settlement: text('settlement').$type<'fiat' | 'usdt'>().notNull().default('fiat'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    check(
+      'merchants_fees_ck',
+      sql`${t.payinFeePercent} >= 0 AND ${t.payinFeePercent} < 100 AND ${t.payoutFeePercent} >= 0 AND ${t.payoutFeePercent} < 100`,
+    ),
+    check(
+      'merchants_settings_ck',
+      sql`${t.orderTtlSeconds} > 0 AND ${t.cryptoOrderTtlSeconds} > 0 AND ${t.payinRateLimitPerSecond} > 0 AND ${t.defaultAmountUp} >= 0 AND ${t.defaultAmountDown} >= 0`,
+    ),
+    check('merchants_settlement_ck', sql`${t.settlement} IN ('fiat', 'usdt')`),
+  ],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id),
+    /** SHA-256 hex of the key: how a request's `client-api-key` is looked up. */
+    keyDigest: text('key_digest').notNull(),
+    /** AES-256-GCM of the key under SECRET_KEY, for signing webhooks. */
+    keyCiphertext: text('key_ciphertext').notNull(),
+    active: boolean('active').notNull().default(true),
+    createdAt: createdAt(),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_digest_uq').on(t.keyDigest), index('api_keys_merchant_idx').on(t.merchantId)],
+);

@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/schemas.js';
+
+// Answers of the chain watcher's and the operators' crypto routes (crypto-routes.ts), exactly as
+// crypto-payments.ts and crypto-keys.ts build them.
+
+/** `POST /chain/notifications`: what became of the reported transfer. */
+export const ChainNotificationResultSchema = Type.Object({
+  outcome: Type.String({ description: 'credited, partial, late, unmatched or duplicate' }),
+  order_id: Nullable(Type.String()),
+  status: Nullable(Type.String()),
+});
+
+/** `PUT /admin/crypto/xpubs`: the key network, the address at index 0 to check, the next index. */
+export const XpubSetSchema = Type.Object({
+  network: Type.String({ description: 'btc, ltc, evm or tron' }),
+  first_address: Type.String(),
+  next_index: Type.Integer(),
+});
+
+/** `POST /admin/crypto/pool-addresses`: how many addresses were added and how many were known. */
+export const PoolAddressesAddedSchema = Type.Object({
+  network: Type.String(),
+  added: Type.Integer(),
+  skipped: Type.Integer(),
+});
+
+/** `GET /admin/crypto`: active keys, pool sizes, and the latest transfers needing an operator. */
+export const CryptoOverviewSchema = Type.Object({
+  xpubs: Type.Array(Type.Object({ network: Type.String(), xpub: Type.String(), next_index: Type.Integer() })),
+  pools: Type.Array(Type.Object({ network: Type.String(), total: Type.Integer() })),
+  transactions_needing_attention: Type.Array(
+    Type.Object({
+      network: Type.String(),
+      tx_hash: Type.String(),
+      address: Type.String(),
+      amount: Type.String({ description: 'In the coin, a decimal string' }),
+      order_id: Nullable(Type.String()),
+      outcome: Type.String({ description: 'late, unmatched or partial' }),
+      at: Type.String({ description: 'ISO 8601 UTC' }),
+    }),
+  ),
+});

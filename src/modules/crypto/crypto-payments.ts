@@ -1,0 +1,283 @@
+import type { Decimal } from 'decimal.js';
+import { and, eq, or } from 'drizzle-orm';
+import type { Database, Executor } from '../../db/database.js';
+import { cryptoTransactions } from '../../db/tables/crypto.js';
+import type { AdminActor } from '../../http/request-context.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { money, toDbAmount } from '../../lib/money.js';
+import { writeAudit } from '../audit/index.js';
+import { type CryptoMethod, cryptoMethod } from '../catalog/index.js';
+import { findMerchant } from '../merchants/index.js';
+import {
+  cryptoOrdersAtAddress,
+  eventActor,
+  lockOrder,
+  type OrderLifecycle,
+  type OrderRow,
+  patchOrder,
+} from '../orders/index.js';
+import type { RatesService } from '../rates/index.js';
+import { type CryptoRates, cryptoCredit, normaliseTxHash } from './crypto-rules.js';
+import { POOL_HOLD_MS } from './deposit-addresses.js';
+
+/** A chain transfer as the watcher (or an operator) reports it. */
+export interface ChainPayment {
+  network: string;
+  address: string;
+  /** As given: normalised (normaliseTxHash) before use; anything else is VALIDATION_ERROR. */
+  txHash: string;
+  /** The transfer's index inside its own transaction (log position or output index); default 0. */
+  position?: number | undefined;
+  amount: string;
+  confirmations?: number | null;
+}
+
+/** A credit by hand (operator confirmation, late payment, assigning a reported transfer). */
+interface ManualCredit {
+  orderId: string;
+  operator: AdminActor;
+  reason: string | null;
+}
+
+const sameAddress = (a: string, b: string) =>
+  a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
+
+/**
+ * A manual credit above the limit (issue 17 item 1): only the `admin` role, and only with a reason;
+ * else 403 FORBIDDEN naming `received_amount`, or VALIDATION_ERROR naming `reason`.
+ */
+function assertMayCreditAbove(manual: ManualCredit, received: Decimal, limit: Decimal): void {
+  if (manual.operator.role !== undefined && manual.operator.role !== 'admin') {
+    throw new AppError('FORBIDDEN', [
+      {
+        field: 'received_amount',
+        problem: `a total of ${received.toFixed()} is above ${limit.toFixed()} (cryptoAmount x MANUAL_CREDIT_MAX_RATIO): only an admin may credit more, with a reason`,
+      },
+    ]);
+  }
+  if (!manual.reason) {
+    throw invalidField('reason', `is required to credit ${received.toFixed()}, above ${limit.toFixed()}`);
+  }
+}
+
+function methodOf(order: OrderRow): CryptoMethod {
+  const method = cryptoMethod(order.type);
+  if (!method) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+  return method;
+}
+
+/** The coin/RUB and USDT/RUB rates a crypto credit may use, fresh or missing. */
+export async function ratesFor(rates: RatesService, ex: Executor, coin: string): Promise<CryptoRates> {
+  const [coinRub, usdtRub] = await Promise.all([
+    coin === 'USDT' ? Promise.resolve(undefined) : rates.fresh(ex, coin, 'RUB'),
+    rates.fresh(ex, 'USDT', 'RUB'),
+  ]);
+  return { coinRub, usdtRub };
+}
+
+/**
+ * Transfers to deposit addresses, reported by the chain watcher or by an operator (issue 4;
+ * docs/decisions.md section 8), credited through the order lifecycle.
+ */
+export function createCryptoPayments(deps: {
+  database: Database;
+  clock: Clock;
+  rates: RatesService;
+  lifecycle: OrderLifecycle;
+  /** MANUAL_CREDIT_MAX_RATIO: a manual credit above cryptoAmount times this needs an admin and a reason. */
+  manualCreditMaxRatio: string;
+}) {
+  const { database, clock, rates, lifecycle } = deps;
+  const db = database.db;
+  const manualRatio = money(deps.manualCreditMaxRatio);
+
+  /**
+   * Records a transfer to a crypto order's address and completes the order when the total received
+   * reaches `cryptoAmount` (overpayment credited as received); less leaves it pending with the paid
+   * amount recorded. The same (network, normalised tx hash, position) twice changes nothing. A
+   * payment to an address whose order ended in the last 24 h is kept for operators (late), never
+   * auto-confirmed. A manual credit (`manual`) may credit at most `cryptoAmount` times
+   * MANUAL_CREDIT_MAX_RATIO; above it only an admin with a reason (403 FORBIDDEN / VALIDATION_ERROR
+   * otherwise), and every manual call is audited in the same transaction, with both amounts.
+   */
+  async function recordPayment(payment: ChainPayment, actor: string, manual?: ManualCredit) {
+    const txHash = normaliseTxHash(payment.network, payment.txHash);
+    if (!txHash) {
+      throw invalidField(
+        'tx_hash',
+        'must be a transaction hash: 64 hex characters (0x allowed), or base64 on TON',
+      );
+    }
+    const position = payment.position ?? 0;
+    let amount = money(payment.amount);
+    return db.transaction(async (tx) => {
+      const audit = async <T extends { outcome: string }>(result: T, extra: Record<string, unknown> = {}) => {
+        if (manual) {
+          await writeAudit(tx, manual.operator, {
+            action: 'order.confirm_crypto',
+            targetType: 'order',
+            targetId: manual.orderId,
+            after: {
+              tx_hash: txHash,
+              position,
+              received_amount: payment.amount,
+              outcome: result.outcome,
+              reason: manual.reason,
+              ...extra,
+            },
+          });
+        }
+        return result;
+      };
+      const candidates = await cryptoOrdersAtAddress(tx, payment.address);
+      const matching = candidates.filter(
+        (c) => cryptoMethod(c.type)?.network === payment.network && sameAddress(c.address, payment.address),
+      );
+      const nowMs = clock.now();
+      const pending = matching.find(
+        (c) => c.status === 'pending' || (manual !== undefined && c.id === manual.orderId),
+      );
+      const late = matching.find((c) => c.finishedAt && nowMs - c.finishedAt.getTime() < POOL_HOLD_MS);
+      const target = pending ?? late;
+      const inserted = await tx
+        .insert(cryptoTransactions)
+        .values({
+          network: payment.network,
+          txHash,
+          position,
+          address: payment.address,
+          amount: toDbAmount(amount),
+          confirmations: payment.confirmations ?? null,
+          orderId: target?.id ?? null,
+          outcome: pending ? 'partial' : late ? 'late' : 'unmatched',
+          reportedBy: actor,
+        })
+        .onConflictDoNothing()
+        .returning({ id: cryptoTransactions.id });
+      let txRow = inserted[0];
+      if (!txRow && manual && pending) {
+        // An operator confirming with a transfer the watcher already reported as late or unmatched
+        // assigns that transfer (and its recorded amount) to the order, once.
+        const claimed = await tx
+          .update(cryptoTransactions)
+          .set({ orderId: pending.id, outcome: 'partial' })
+          .where(
+            and(
+              eq(cryptoTransactions.network, payment.network),
+              eq(cryptoTransactions.txHash, txHash),
+              eq(cryptoTransactions.position, position),
+              or(eq(cryptoTransactions.outcome, 'late'), eq(cryptoTransactions.outcome, 'unmatched')),
+            ),
+          )
+          .returning({ id: cryptoTransactions.id, amount: cryptoTransactions.amount });
+        if (claimed[0]) {
+          txRow = { id: claimed[0].id };
+          amount = money(claimed[0].amount);
+        }
+      }
+      if (!txRow) return audit({ outcome: 'duplicate' as const, order_id: null, status: null });
+      if (!pending)
+        return audit({
+          outcome: late ? ('late' as const) : ('unmatched' as const),
+          order_id: target?.id ?? null,
+          status: null,
+        });
+
+      const order = await lockOrder(tx, pending.id);
+      if (!order) throw new AppError('ORDER_NOT_FOUND');
+      const received = money(order.receivedAmount ?? 0).plus(amount);
+      if (
+        order.cryptoAmount === null ||
+        received.lt(order.cryptoAmount) ||
+        (order.status === 'error' && !manual)
+      ) {
+        await patchOrder(tx, order.id, { receivedAmount: toDbAmount(received) }, { now: new Date(nowMs) });
+        return audit({ outcome: 'partial' as const, order_id: order.id, status: order.status });
+      }
+      const limit = money(order.cryptoAmount).times(manualRatio);
+      const overLimit = manual !== undefined && received.gt(limit);
+      if (overLimit) assertMayCreditAbove(manual, received, limit);
+      const method = methodOf(order);
+      const settlement = (await findMerchant(tx, order.merchantId))?.settlement ?? 'fiat';
+      const currentRates = await ratesFor(rates, tx, method.coin);
+      const credit = cryptoCredit({
+        received,
+        method,
+        settlement,
+        feePercent: money(order.feePercent),
+        rates: {
+          coinRub: order.cryptoRate ? money(order.cryptoRate) : currentRates.coinRub,
+          usdtRub: currentRates.usdtRub,
+        },
+      });
+      if (!credit) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
+      await tx
+        .update(cryptoTransactions)
+        .set({ outcome: 'credited' })
+        .where(eq(cryptoTransactions.id, txRow.id));
+      const done = await lifecycle.succeed(
+        tx,
+        order,
+        {
+          actor,
+          reason: order.status === 'error' ? `late payment ${txHash}` : (manual?.reason ?? null),
+          now: new Date(nowMs),
+        },
+        {
+          // The credited amount is fixed on the order (decisions.md section 6): the order read, the
+          // webhook and the ledger show one number.
+          patch: {
+            receivedAmount: toDbAmount(received),
+            ...(credit.currency === 'USDT'
+              ? { usdtAmountAfterFee: toDbAmount(credit.net) }
+              : { amountAfterFee: toDbAmount(credit.net), fee: toDbAmount(credit.gross.minus(credit.net)) }),
+          },
+          credit,
+        },
+      );
+      return audit(
+        { outcome: 'credited' as const, order_id: done.id, status: done.status },
+        {
+          crypto_amount: money(order.cryptoAmount).toFixed(),
+          received_total: received.toFixed(),
+          credited: `${credit.net.toFixed()} ${credit.currency}`,
+          ...(overLimit ? { above_limit: limit.toFixed() } : {}),
+        },
+      );
+    });
+  }
+
+  return {
+    /** `POST /chain/notifications`: a watcher reports a transfer to a deposit address. */
+    chainNotification: (payment: ChainPayment) => recordPayment(payment, 'chain-watcher'),
+
+    /**
+     * Operator confirmation of a crypto order with the transaction hash, its position and the
+     * received amount: the same rules as a chain notification, plus the manual credit limit; an
+     * `error` order (expired) may be completed this way (late payment). Audited in its transaction.
+     */
+    async operatorConfirm(
+      order: OrderRow,
+      input: {
+        txHash: string;
+        position?: number | undefined;
+        receivedAmount: string;
+        reason?: string | undefined;
+      },
+      actor: AdminActor,
+    ) {
+      return recordPayment(
+        {
+          network: methodOf(order).network,
+          address: order.pdAddress,
+          txHash: input.txHash,
+          position: input.position,
+          amount: input.receivedAmount,
+        },
+        eventActor(actor),
+        { orderId: order.id, operator: actor, reason: input.reason ?? null },
+      );
+    },
+  };
+}

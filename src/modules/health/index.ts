@@ -1,0 +1,2 @@
+/** `GET /healthz`, `GET /readyz` and `GET /metrics`. */
+export { healthRoutes } from './health-routes.js';

@@ -1,0 +1,16 @@
+/**
+ * The merchants' ledger (docs/decisions.md section 6): a double-entry journal per merchant and
+ * currency with running balances, and the holds of payouts. Other modules post through these
+ * functions inside their own transactions; the tables are this module's.
+ */
+export { balanceRoutes } from './balance-routes.js';
+export { ledgerAdminRoutes } from './ledger-admin-routes.js';
+export {
+  activeHoldSums,
+  createHold,
+  ledgerSums,
+  lockBalance,
+  postPayinCredit,
+  settleHold,
+} from './ledger-repository.js';
+export { createLedgerService, type LedgerService } from './ledger-service.js';

@@ -1,0 +1,13 @@
+/**
+ * Merchants and their API keys (docs/decisions.md section 4): settings, keys stored as a digest and
+ * a ciphertext, the cross-process cache invalidation.
+ */
+export { merchantsAdminRoutes } from './merchants-admin-routes.js';
+export { findMerchant, type MerchantRow } from './merchants-repository.js';
+export {
+  createMerchantsService,
+  type MerchantSettingsInput,
+  type MerchantsService,
+  type MerchantView,
+  notifyCaches,
+} from './merchants-service.js';

@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox';
+
+// Answers of the operators' merchant routes (merchants-admin-routes.ts), exactly as
+// merchants-service.ts builds them (`merchantView`).
+
+const Decimal = (description: string) => Type.String({ description: `${description}, a decimal string` });
+
+const merchantFields = {
+  merchant_id: Type.String(),
+  enabled: Type.Boolean(),
+  currencies: Type.Array(Type.String()),
+  payment_types: Type.Array(Type.String()),
+  payin_fee_percent: Decimal('PAYIN fee percent'),
+  payin_fee_percent_by_type: Type.Record(Type.String(), Decimal('PAYIN fee percent of the type')),
+  payout_fee_percent: Decimal('PAYOUT fee percent'),
+  allow_usdt: Type.Boolean(),
+  default_amount_up: Type.Integer(),
+  default_amount_down: Type.Integer(),
+  limits: Type.Record(
+    Type.String(),
+    Type.Object({ min: Type.Optional(Decimal('Minimum')), max: Type.Optional(Decimal('Maximum')) }),
+    { description: 'Amount limits per payment type' },
+  ),
+  order_ttl_seconds: Type.Integer(),
+  crypto_order_ttl_seconds: Type.Integer(),
+  payin_rate_limit: Type.Integer({ description: 'createOrder PAYIN requests per second' }),
+  settlement: Type.Union([Type.Literal('fiat'), Type.Literal('usdt')]),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+  updated_at: Type.String({ description: 'ISO 8601 UTC' }),
+};
+
+/** A merchant and its settings as operators see them (never a key). */
+export const MerchantSchema = Type.Object(merchantFields);
+
+/** `POST /admin/merchants`: the merchant with its API key, shown once. */
+export const MerchantCreatedSchema = Type.Object({
+  ...merchantFields,
+  api_key: Type.String({ description: 'Shown once' }),
+});
+
+/** `POST /admin/merchants/{merchant_id}/api-keys`: the new key, shown once. */
+export const ApiKeyIssuedSchema = Type.Object({ merchant_id: Type.String(), api_key: Type.String() });

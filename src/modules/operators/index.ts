@@ -1,0 +1,5 @@
+/** Operators (issue 8): accounts, console sessions, API tokens, roles and what each may do. */
+export { createAdminAuth } from './admin-auth.js';
+export { operatorsAdminRoutes } from './operators-admin-routes.js';
+export { createOperatorsService, type OperatorRow, type OperatorsService } from './operators-service.js';
+export { can, type Permission, ROLES, type Role } from './permissions.js';

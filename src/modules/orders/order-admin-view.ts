@@ -1,0 +1,41 @@
+import type { AdminActor } from '../../http/request-context.js';
+import { AppError } from '../../lib/errors.js';
+import { can } from '../operators/index.js';
+import { type OrderRow, orderInfo } from './order-view.js';
+
+/** How an operator appears in an order's timeline: operator accounts already carry their prefix. */
+export function eventActor(actor: AdminActor): string {
+  return actor.name.includes(':') ? actor.name : `operator:${actor.name}`;
+}
+
+/**
+ * Operator actions on an order need the role for its queue: payouts for a PAYOUT, orders otherwise
+ * (issue 8 roles). System actors without a role act as admin. Throws FORBIDDEN.
+ */
+export function assertMayManage(actor: AdminActor, order: Pick<OrderRow, 'method'>): void {
+  const needed = order.method === 'payout' ? 'payouts.manage' : 'orders.manage';
+  if (actor.role && !can(actor.role, needed)) throw new AppError('FORBIDDEN');
+}
+
+/** An order as operators see it: everything the merchant sees plus fees, client signals and state reason. */
+export function adminOrderView(order: OrderRow, nowMs: number, publicBaseUrl: string) {
+  return {
+    ...orderInfo(order, nowMs, publicBaseUrl, null),
+    merchant_id: order.merchantId,
+    requested_amount: order.amount,
+    fee: order.fee,
+    status_reason: order.statusReason,
+    requisite_id: order.requisiteId,
+    client_registered_at: order.clientRegisteredAt?.toISOString() ?? null,
+    client_orders_count: order.clientOrdersCount,
+    client_paid_count: order.clientPaidCount,
+    paid_orders:
+      order.clientPaidCount !== null && order.clientOrdersCount !== null
+        ? `${order.clientPaidCount}/${order.clientOrdersCount}`
+        : null,
+    expires_at: order.expiresAt?.toISOString() ?? null,
+    finished_at: order.finishedAt?.toISOString() ?? null,
+  };
+}
+
+export type AdminOrderView = ReturnType<typeof adminOrderView>;

@@ -1,0 +1,129 @@
+import type { Decimal } from 'decimal.js';
+import { and, desc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.js';
+import { orders } from '../../db/tables/orders.js';
+import { toDbAmount } from '../../lib/money.js';
+import type { OrderRow } from './order-view.js';
+import type { OrderPatch } from './orders-repository.js';
+
+/**
+ * The reads and narrow writes other modules need of the orders table, through the orders module's
+ * public interface (index.ts): no other module queries the table (docs/architecture.md).
+ */
+
+/** The latest crypto orders whose deposit address is `address` (case-insensitive), newest first. */
+export async function cryptoOrdersAtAddress(ex: Executor, address: string, limit = 5) {
+  return ex
+    .select({
+      id: orders.id,
+      status: orders.status,
+      finishedAt: orders.finishedAt,
+      type: orders.type,
+      address: orders.pdAddress,
+    })
+    .from(orders)
+    .where(and(eq(orders.method, 'crypto'), sql`lower(${orders.pdAddress}) = lower(${address})`))
+    .orderBy(desc(orders.createdAt))
+    .limit(limit);
+}
+
+/** Pending crypto orders still without a quote (RUB mode without `cryptoAmount`, coin mode without the RUB figures). */
+export async function cryptoOrdersAwaitingQuote(ex: Executor, limit: number): Promise<OrderRow[]> {
+  return ex
+    .select()
+    .from(orders)
+    .where(
+      and(
+        eq(orders.method, 'crypto'),
+        eq(orders.status, 'pending'),
+        or(isNull(orders.cryptoAmount), isNull(orders.cryptoRate)),
+      ),
+    )
+    .limit(limit);
+}
+
+/** Fills the quote of a pending crypto order that has none yet; answers whether it did. */
+export async function setCryptoQuote(
+  ex: Executor,
+  id: string,
+  quote: OrderPatch,
+  now: Date,
+): Promise<boolean> {
+  const rows = await ex
+    .update(orders)
+    .set({ ...quote, updatedAt: now })
+    .where(and(eq(orders.id, id), eq(orders.status, 'pending'), isNull(orders.cryptoRate)))
+    .returning({ id: orders.id });
+  return rows.length > 0;
+}
+
+/** What a bank notification names: an amount received on a requisite, in a currency. */
+export interface CreditOnRequisite {
+  requisiteId: string;
+  currency: string;
+  amount: Decimal;
+}
+
+const sameAmountOn = (c: CreditOnRequisite) =>
+  and(
+    eq(orders.requisiteId, c.requisiteId),
+    eq(orders.method, 'fiat'),
+    eq(orders.currency, c.currency),
+    sql`${orders.payableAmount} = ${toDbAmount(c.amount)}::numeric`,
+  );
+
+/**
+ * The pending fiat orders on the requisite with exactly that payable amount and still within their
+ * deadline, locked FOR UPDATE: one of them is the order a credit confirms (issue 9).
+ */
+export async function pendingOrdersForCredit(
+  ex: Executor,
+  credit: CreditOnRequisite,
+  now: Date,
+): Promise<OrderRow[]> {
+  return ex
+    .select()
+    .from(orders)
+    .where(and(sameAmountOn(credit), eq(orders.status, 'pending'), gt(orders.expiresAt, now)))
+    .for('update');
+}
+
+/**
+ * The latest order on the requisite with that amount that a credit would have confirmed had it come
+ * in time: expired since `since`, or still pending past its deadline. For operators (late payments).
+ */
+export async function lateOrderForCredit(ex: Executor, credit: CreditOnRequisite, since: Date, now: Date) {
+  const rows = await ex
+    .select({ id: orders.id })
+    .from(orders)
+    .where(
+      and(
+        sameAmountOn(credit),
+        sql`(${orders.status} = 'error' AND ${orders.statusReason} = 'expired' AND ${orders.finishedAt} > ${since.toISOString()}::timestamptz)
+            OR (${orders.status} = 'pending' AND ${orders.expiresAt} <= ${now.toISOString()}::timestamptz)`,
+      ),
+    )
+    .orderBy(desc(orders.createdAt))
+    .limit(1);
+  return rows[0]?.id;
+}
+
+/** An operator takes a pending payout from the queue; answers whether it was one. */
+export async function assignPayout(ex: Executor, id: string, operator: string, now: Date): Promise<boolean> {
+  const rows = await ex
+    .update(orders)
+    .set({ assignedTo: operator, updatedAt: now })
+    .where(and(eq(orders.id, id), eq(orders.method, 'payout'), eq(orders.status, 'pending')))
+    .returning({ id: orders.id });
+  return rows.length > 0;
+}
+
+/**
+ * SQL true when a crypto order uses the deposit address `address` (a column or value of the
+ * caller's query): pending, or ended after `since` (the address stays with its order for late
+ * payments). For the TON pool's allocation (crypto module), which composes it into its query.
+ */
+export function depositAddressInUse(address: SQL, since: Date): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.method} = 'crypto' AND ${orders.pdAddress} = ${address}
+    AND (${orders.status} = 'pending' OR ${orders.finishedAt} > ${since.toISOString()}::timestamptz))`;
+}

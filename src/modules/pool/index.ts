@@ -1,0 +1,5 @@
+/** Requisite pool offers (issue 9): published, listed to merchants, taken by one order. */
+
+export { PublishedOfferSchema } from './pool-admin-schemas.js';
+export { OfferInput, poolAdminRoutes, poolMerchantRoutes } from './pool-routes.js';
+export { createPoolService, type PoolService } from './pool-service.js';

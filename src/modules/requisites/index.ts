@@ -1,0 +1,26 @@
+/**
+ * The requisites pool (docs/decisions.md section 7): its table, operators' management, and the pick
+ * query the orders module composes into a new order's claim (the pool's SQL stays here).
+ */
+export {
+  type PickedRequisite,
+  type PickLock,
+  type PickOperands,
+  pickRequisiteQuery,
+  requisiteLimitColumns,
+} from './requisite-pick.js';
+export { requisitesAdminRoutes } from './requisites-admin-routes.js';
+export {
+  countRequisites,
+  disableRequisites,
+  findRequisite,
+  findRequisites,
+  type RequisiteRow,
+} from './requisites-repository.js';
+export {
+  createRequisitesService,
+  maskAddress,
+  type RequisiteInput,
+  type RequisiteLoad,
+  type RequisitesService,
+} from './requisites-service.js';

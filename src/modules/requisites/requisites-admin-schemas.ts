@@ -1,0 +1,34 @@
+import { Type } from '@sinclair/typebox';
+import { Nullable } from '../../http/schemas.js';
+
+/**
+ * A requisite as operators see it (requisites-service.ts `requisiteView`); the list adds its load
+ * (`active_orders`, `today_turnover`).
+ */
+export const RequisiteSchema = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([
+    Type.Literal('card'),
+    Type.Literal('phone'),
+    Type.Literal('qr'),
+    Type.Literal('account'),
+  ]),
+  bank: Type.String(),
+  bank_code: Nullable(Type.String()),
+  address: Type.String(),
+  holder_name: Type.String(),
+  currency: Type.String(),
+  min_amount: Nullable(Type.String({ description: 'A decimal string' })),
+  max_amount: Nullable(Type.String({ description: 'A decimal string' })),
+  daily_limit: Nullable(Type.String({ description: 'A decimal string' })),
+  max_active_orders: Nullable(Type.Integer()),
+  emv: Nullable(Type.String()),
+  enabled: Type.Boolean(),
+  disabled_reason: Nullable(Type.String()),
+  last_assigned_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+  active_orders: Type.Optional(Type.Integer({ description: 'List only: pending orders' })),
+  today_turnover: Type.Optional(
+    Type.String({ description: "List only: today's turnover, a decimal string" }),
+  ),
+});

@@ -1,0 +1,8 @@
+/**
+ * The success webhook (merchant-api.md "Events"; docs/decisions.md section 11): the outbox row
+ * written with the move to success, the dispatcher with its exact retry schedule, resends.
+ */
+export { type WebhookBody, WebhookBodySchema } from './webhook-body.js';
+export { createWebhookDispatcher, type WebhookDispatcher } from './webhook-dispatcher.js';
+export { webhooksAdminRoutes } from './webhooks-admin-routes.js';
+export { createWebhooksService, type WebhooksService } from './webhooks-service.js';

@@ -1,0 +1,120 @@
+import multipart from '@fastify/multipart';
+import type { Services } from './composition.js';
+import type { Config } from './config.js';
+import { MULTIPART_LIMITS } from './http/multipart.js';
+import type { App } from './http/schemas.js';
+import { auditAdminRoutes } from './modules/audit/index.js';
+import { createMerchantAuth } from './modules/auth/index.js';
+import { backofficeRoutes } from './modules/backoffice/index.js';
+import { banksAdminRoutes, banksRoutes } from './modules/banks/index.js';
+import { chainRoutes, cryptoAdminRoutes } from './modules/crypto/index.js';
+import { devicesAdminRoutes, traderRoutes } from './modules/devices/index.js';
+import { formRoutes } from './modules/form/index.js';
+import { healthRoutes } from './modules/health/index.js';
+import { balanceRoutes, ledgerAdminRoutes } from './modules/ledger/index.js';
+import { merchantsAdminRoutes } from './modules/merchants/index.js';
+import { createAdminAuth, operatorsAdminRoutes } from './modules/operators/index.js';
+import { ordersAdminRoutes, ordersRoutes } from './modules/orders/index.js';
+import { bankStandardsRoutes, payoutsAdminRoutes } from './modules/payouts/index.js';
+import { poolAdminRoutes, poolMerchantRoutes } from './modules/pool/index.js';
+import { createRateLimits, RATE_RULES } from './modules/rate-limits/index.js';
+import { ratesAdminRoutes } from './modules/rates/index.js';
+import { receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/index.js';
+import { requisitesAdminRoutes } from './modules/requisites/index.js';
+import { webhooksAdminRoutes } from './modules/webhooks/index.js';
+
+const isPayout = (body: unknown): boolean =>
+  (body as { direction?: unknown } | undefined)?.direction === 'PAYOUT';
+
+/**
+ * Every surface of the service on one Fastify app (docs/architecture.md "Surfaces"): the signed
+ * merchant API with the contract's rate limits, the chain watcher's and the devices' endpoints, the
+ * payment form, the operators' console, and the admin API behind its bearer token and roles.
+ */
+export async function registerRoutes(app: App, services: Services, config: Config): Promise<void> {
+  const merchantAuth = createMerchantAuth(services.merchants);
+  const limits = services.rateLimits;
+  const read = (endpoint: string) => limits.hook(endpoint, () => RATE_RULES.read);
+  const uploads = { read: services.receipts.readMultipart, discard: services.receipts.discardUpload };
+
+  healthRoutes(app, {
+    ping: () => services.database.ping(),
+    databaseKind: services.database.kind,
+    metrics: services.metrics,
+    metricsToken: config.metricsToken,
+  });
+
+  // --- the merchant API (merchant-api.md), signed ---------------------------------------------
+  ordersRoutes(app, {
+    orders: services.orders,
+    parse: { maxAmountDeviation: config.maxAmountDeviation, outboundAllowlist: config.outboundAllowlist },
+    merchantAuth,
+    limits: {
+      createOrder: [
+        limits.hook('createOrder:PAYOUT', (r) => (isPayout(r.body) ? RATE_RULES.payout : undefined)),
+        limits.hook('createOrder:PAYIN', (r) =>
+          isPayout(r.body)
+            ? undefined
+            : { points: r.merchant?.payinRateLimitPerSecond ?? 10, durationSeconds: 1 },
+        ),
+      ],
+      order: read('order'),
+      orders: read('orders'),
+    },
+  });
+  balanceRoutes(app, { ledger: services.ledger, merchantAuth, rateLimit: read('balance') });
+  banksRoutes(app, { banks: services.banks, merchantAuth, rateLimit: read('banks') });
+  bankStandardsRoutes(app, { payouts: services.payouts, merchantAuth, rateLimit: read('bank-standards') });
+  poolMerchantRoutes(app, { pool: services.pool, merchantAuth, rateLimit: read('pool-requisites') });
+  receiptsRoutes(app, {
+    receipts: services.receipts,
+    orders: services.orders,
+    merchantAuth,
+    rateLimit: read('receipt-upload'),
+  });
+
+  // --- machines that report payments ------------------------------------------------------------
+  traderRoutes(app, { devices: services.devices, pool: services.pool });
+  chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
+
+  // --- pages --------------------------------------------------------------------------------------
+  formRoutes(app, {
+    form: services.form,
+    uploads,
+    frameAncestors: config.formFrameAncestors,
+    limits: {
+      page: limits.hook('form-page', () => RATE_RULES.formPage),
+      status: limits.hook('form-status', () => RATE_RULES.formStatus),
+      receipt: limits.hook('form-receipt', () => RATE_RULES.formReceipt),
+    },
+  });
+  // Password guessing is limited whatever RATE_LIMITS says: a security control, not a merchant quota.
+  backofficeRoutes(app, {
+    services,
+    uploads,
+    loginThrottle: createRateLimits({ enabled: true }).failures('backoffice-login', RATE_RULES.login),
+  });
+
+  // --- the admin API, bearer token with the operator's role --------------------------------------
+  await app.register(async (admin: App) => {
+    await admin.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
+    admin.addHook(
+      'preValidation',
+      createAdminAuth({ adminToken: config.adminToken, operators: services.operators }),
+    );
+    merchantsAdminRoutes(admin, { merchants: services.merchants });
+    ledgerAdminRoutes(admin, { ledger: services.ledger });
+    requisitesAdminRoutes(admin, { requisites: services.requisites });
+    ratesAdminRoutes(admin, { rates: services.rates });
+    ordersAdminRoutes(admin, { orders: services.orders, uploads });
+    banksAdminRoutes(admin, { banks: services.banks });
+    webhooksAdminRoutes(admin, { webhooks: services.webhooks });
+    cryptoAdminRoutes(admin, { crypto: services.crypto });
+    payoutsAdminRoutes(admin, { payouts: services.payouts });
+    receiptsAdminRoutes(admin, { receipts: services.receipts });
+    operatorsAdminRoutes(admin, { operators: services.operators });
+    auditAdminRoutes(admin, { audit: services.audit });
+    poolAdminRoutes(admin, { pool: services.pool });
+    devicesAdminRoutes(admin, { devices: services.devices });
+  });
+}

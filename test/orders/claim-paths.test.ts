@@ -1,0 +1,205 @@
+// The two ways a fiat PAYIN takes a requisite (issue 18 item 3): the one-statement claim and the
+// transaction (takeRequisite, then the order) pick the same requisite for any pool and any sequence
+// of orders; and the least-recently-assigned rule stays fair under concurrency, now that no row of
+// the pool is rewritten per order (its order is derived from the orders).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import fc from 'fast-check';
+import { buildApp } from '../../src/app.js';
+import { requisites } from '../../src/db/tables/requisites.js';
+import type { App } from '../../src/http/schemas.js';
+import { newInternalId } from '../../src/lib/ids.js';
+import { money } from '../../src/lib/money.js';
+import { requisiteNeedFor } from '../../src/modules/catalog/index.js';
+import type { MerchantRow } from '../../src/modules/merchants/index.js';
+import { newOrderRow } from '../../src/modules/orders/new-order.js';
+import { insertOrder } from '../../src/modules/orders/orders-repository.js';
+import { createClaim, requisiteColumns, takeRequisite } from '../../src/modules/orders/requisite-claim.js';
+import { testConfig } from '../helpers/app.js';
+import { closeTestDatabase, isolateDatabase, onPostgres, testDatabase } from '../helpers/database.js';
+import { addRequisite, createMerchant, createOrder, type TestMerchant } from '../helpers/merchant-client.js';
+
+interface PoolEntry {
+  kind: 'card' | 'phone';
+  min: number | null;
+  max: number | null;
+  maxActive: number | null;
+}
+interface Step {
+  type: 'sim' | 'card' | 'any';
+  amount: number;
+}
+
+const entry = fc.record<PoolEntry>({
+  kind: fc.constantFrom('card', 'phone'),
+  min: fc.constantFrom(null, 100, 500),
+  max: fc.constantFrom(null, 1000, 5000),
+  maxActive: fc.constantFrom(null, null, 1, 2),
+});
+const step = fc.record<Step>({
+  type: fc.constantFrom('sim', 'card', 'any'),
+  amount: fc.constantFrom(50, 300, 700, 3000, 8000),
+});
+
+// A database of its own for the file: the pools below are the only requisites of their currencies.
+let dropDatabase: () => Promise<void>;
+before(async () => {
+  dropDatabase = await isolateDatabase('claim_paths');
+});
+after(async () => {
+  await closeTestDatabase();
+  await dropDatabase();
+});
+
+describe('the one-statement claim and the transaction pick the same requisite (issue 18 item 3)', () => {
+  let app: App;
+  let merchant: MerchantRow;
+  let run = 0;
+
+  before(async () => {
+    app = (await buildApp({ config: testConfig(), database: await testDatabase() })).app;
+    await app.ready();
+    const m = await createMerchant(app);
+    // What the row builder reads of a merchant.
+    merchant = { id: m.id, orderTtlSeconds: 900, cryptoOrderTtlSeconds: 3600 } as MerchantRow;
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('for generated pools and order sequences, step by step', async () => {
+    const db = (await testDatabase()).db;
+    const claim = createClaim(db);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(entry, { minLength: 1, maxLength: 4 }),
+        fc.array(step, { minLength: 1, maxLength: 8 }),
+        async (pool, steps) => {
+          run++;
+          // Two identical pools: ids in the same order (ties break by id), in two currencies.
+          const ids = { fast: [] as string[], slow: [] as string[] };
+          const currencies = { fast: `F${run}`, slow: `S${run}` };
+          for (const [path, currency] of Object.entries(currencies) as Array<['fast' | 'slow', string]>) {
+            for (const [i, r] of pool.entries()) {
+              const id = `00000000-0000-4000-8000-${String(run).padStart(6, '0')}${path === 'fast' ? '10' : '20'}${String(i).padStart(4, '0')}`;
+              await db.insert(requisites).values({
+                id,
+                kind: r.kind,
+                bank: 'Sberbank',
+                address:
+                  r.kind === 'card'
+                    ? `22001234567${String(i).padStart(5, '0')}`
+                    : `7900123${String(i).padStart(4, '0')}`,
+                holderName: 'Pool',
+                currency,
+                minAmount: r.min === null ? null : String(r.min),
+                maxAmount: r.max === null ? null : String(r.max),
+                maxActiveOrders: r.maxActive,
+              });
+              ids[path].push(id);
+            }
+          }
+          const start = Date.now();
+          for (const [n, s] of steps.entries()) {
+            const now = new Date(start + n * 1000);
+            const need = requisiteNeedFor(s.type);
+            assert.ok(need);
+            const picked: Record<'fast' | 'slow', number> = { fast: -1, slow: -1 };
+            for (const path of ['fast', 'slow'] as const) {
+              const currency = currencies[path];
+              const draft = newOrderRow({
+                id: newInternalId(),
+                merchant,
+                command: {
+                  mode: 'fiat',
+                  type: s.type,
+                  amount: s.amount,
+                  currency,
+                  need,
+                  convertToUsdt: false,
+                  deviation: undefined,
+                  offerId: undefined,
+                  orderId: null,
+                  successCallbackUrl: null,
+                  comment: null,
+                  client: {
+                    clientId: null,
+                    clientRegisteredAt: null,
+                    clientOrdersCount: null,
+                    clientPaidCount: null,
+                  },
+                },
+                currency,
+                figures: {
+                  amount: money(s.amount),
+                  payable: money(s.amount),
+                  feePercent: money(0),
+                  fee: money(0),
+                  amountAfterFee: money(s.amount),
+                },
+                now,
+              });
+              const pick = { need, currency, amount: money(s.amount), now };
+              let requisiteId: string | null | undefined;
+              if (path === 'fast')
+                requisiteId = (await claim(draft, pick, { tryLockRub: false }))?.requisiteId;
+              if (requisiteId === undefined) {
+                // The transaction (the slow path, and the fast path's fallback).
+                requisiteId = await db.transaction(async (tx) => {
+                  const r = await takeRequisite(tx, pick);
+                  if (!r) return null;
+                  return (await insertOrder(tx, { ...draft, ...requisiteColumns(r) })).requisiteId;
+                });
+              }
+              picked[path] = requisiteId ? ids[path].indexOf(requisiteId) : -1;
+            }
+            assert.equal(
+              picked.fast,
+              picked.slow,
+              `step ${n} (${JSON.stringify(s)}) of pool ${JSON.stringify(pool)}`,
+            );
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('least recently assigned, fairly, under concurrency (issue 18 targets)', () => {
+  let app: App;
+  let merchant: TestMerchant;
+  before(async () => {
+    app = (await buildApp({ config: testConfig(), database: await testDatabase() })).app;
+    await app.ready();
+    merchant = await createMerchant(app, { currencies: ['BRL'] });
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('60 parallel orders over 6 requisites: each gets 10 (exactly, one at a time) and never under half or over double it in parallel', async () => {
+    const pool = await Promise.all(
+      [1, 2, 3, 4, 5, 6].map(() => addRequisite(app, { kind: 'phone', currency: 'BRL' })),
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => createOrder(app, merchant, { currency: 'BRL', amount: 500 + i })),
+    );
+    const counts = new Map(pool.map((r) => [r.address, 0]));
+    for (const res of answers) {
+      assert.equal(res.statusCode, 200, res.body);
+      const address = res.json().payment_details.address as string;
+      counts.set(address, (counts.get(address) ?? 0) + 1);
+    }
+    const values = [...counts.values()];
+    assert.equal(
+      values.reduce((a, b) => a + b, 0),
+      60,
+    );
+    // In parallel a statement's snapshot may predate an order committed on the requisite it locks
+    // next, so the LRU order is as of the statement's start. The hot-row claim this replaced had the
+    // same bound: six runs of each gave 8-12 per requisite, with one outlier of 15 in each.
+    const fair = onPostgres() ? (n: number) => n >= 5 && n <= 20 : (n: number) => n === 10;
+    assert.ok(values.every(fair), `per requisite: ${values.join(', ')}`);
+  });
+});

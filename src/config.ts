@@ -69,7 +69,7 @@ export interface Config {
   /** Base of `form_url`, without a trailing slash. */
   readonly publicBaseUrl: string;
   readonly logLevel: string;
-  /** Seconds after which an exchange rate counts as missing (decisions.md section 6). */
+  /** Seconds after which an exchange rate counts as missing (docs/decisions.md section 6). */
   readonly rateMaxAgeSeconds: number;
   readonly expiryIntervalMs: number;
   /** Whether this process runs the background jobs (expiry sweeper, later the webhook dispatcher). */
@@ -88,7 +88,7 @@ export interface Config {
   /** Optional HTTP JSON source of exchange rates, polled every `ratesProviderIntervalSeconds`. */
   readonly ratesProviderUrl: string | undefined;
   readonly ratesProviderIntervalSeconds: number;
-  /** Whether the contract's rate limits apply (merchant-api.md "Limits"); off only for load tests. */
+  /** Whether the contract's rate limits apply (docs/api.md "Limits"); off only for load tests. */
   readonly rateLimits: boolean;
   /** Directory of receipt files (default `<DATA_DIR>/receipts`); with S3, only the upload spool. */
   readonly receiptsDir: string;

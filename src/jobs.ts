@@ -10,8 +10,8 @@ import { fetchProviderRates } from './modules/rates/index.js';
 const SPOOL_MAX_AGE_MS = 3600_000;
 
 /**
- * Starts the background jobs of a process: the expiry sweeper (decisions.md section 5: pending PAYIN
- * orders expire within 5 s of the deadline), the webhook dispatcher (decisions.md section 11), the
+ * Starts the background jobs of a process: the expiry sweeper (docs/decisions.md section 5: pending PAYIN
+ * orders expire within 5 s of the deadline), the webhook dispatcher (docs/decisions.md section 11), the
  * crypto amount filler, the receipt spool sweep and, when configured, the rates provider refresh.
  * Safe to run in several processes at once.
  */

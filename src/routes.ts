@@ -44,7 +44,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     metricsToken: config.metricsToken,
   });
 
-  // --- the merchant API (merchant-api.md), signed ---------------------------------------------
+  // --- the merchant API (docs/api.md), signed ---------------------------------------------
   ordersRoutes(app, {
     orders: services.orders,
     parse: { maxAmountDeviation: config.maxAmountDeviation, outboundAllowlist: config.outboundAllowlist },

@@ -2,7 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ERROR_STATUS, type ErrorCode, type ErrorDetail } from '../lib/errors.js';
 import { errorHeaders, resolveError } from './error-mapping.js';
 
-/** The error envelope of every endpoint (decisions.md section 2). */
+/** The error envelope of every endpoint (docs/decisions.md section 2). */
 export function errorBody(code: ErrorCode, details?: ErrorDetail[]) {
   const status = ERROR_STATUS[code];
   return {

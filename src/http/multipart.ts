@@ -1,7 +1,7 @@
 import type { MultipartFile, MultipartValue } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 
-/** Largest uploaded file, bytes (merchant-api.md "Limits": a receipt is at most 5 MB). */
+/** Largest uploaded file, bytes (docs/api.md "Limits": a receipt is at most 5 MB). */
 export const MAX_UPLOAD_BYTES = 5 * 1024 * 1024;
 
 /**

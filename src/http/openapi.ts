@@ -6,7 +6,7 @@ the lowercase hex SHA-256 of \`<API_KEY>|<request body>\` over the exact bytes s
 convention). GET requests and multipart uploads sign an empty body: \`<API_KEY>|\`. Query strings are not
 signed. Webhooks are signed the same way with your current key.`;
 
-/** Example bodies shown in /docs for the merchant endpoints (merchant-api.md shapes). */
+/** Example bodies shown in /docs for the merchant endpoints (docs/api.md shapes). */
 const EXAMPLES: Record<string, { body?: unknown; response: unknown }> = {
   'POST /merchant/createOrder': {
     body: {

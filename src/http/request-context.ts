@@ -11,7 +11,7 @@ export interface AdminActor {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** Exact bytes of a JSON body, for the signature (decisions.md section 4). */
+    /** Exact bytes of a JSON body, for the signature (docs/decisions.md section 4). */
     rawBody?: Buffer;
     /** Set when the body was not JSON or not an object: answered with INVALID_JSON after authentication. */
     bodyParseError?: boolean;

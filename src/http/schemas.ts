@@ -19,7 +19,7 @@ export type App = FastifyInstance<
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** The error envelope (decisions.md section 2). */
+/** The error envelope (docs/decisions.md section 2). */
 export const ErrorResponse = Type.Object(
   {
     success: Type.Literal(false),
@@ -38,7 +38,7 @@ export const errorResponses = {
   '5xx': ErrorResponse,
 } as const;
 
-/** `{success: true, data}` (decisions.md section 2, "other endpoints"). */
+/** `{success: true, data}` (docs/decisions.md section 2, "other endpoints"). */
 export const Envelope = <T extends TSchema>(data: T) => Type.Object({ success: Type.Literal(true), data });
 
 export const MerchantHeaders = Type.Object({

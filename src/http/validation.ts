@@ -35,7 +35,7 @@ interface AjvLikeError {
   params?: Record<string, unknown>;
 }
 
-/** Turns validator errors into `details` items (decisions.md section 2) naming the field. */
+/** Turns validator errors into `details` items (docs/decisions.md section 2) naming the field. */
 export function validationDetails(errors: readonly AjvLikeError[], context?: string): ErrorDetail[] {
   return errors.map((e) => {
     let field = (e.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.');

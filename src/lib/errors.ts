@@ -1,6 +1,6 @@
 /**
  * The one list of error codes the service answers with, and their HTTP statuses.
- * Source: merchant-api.md "Errors" plus decisions.md section 3 (and section 9 for receipts).
+ * Source: docs/api.md "Errors" plus docs/decisions.md section 3 (and section 9 for receipts).
  * Codes marked "ops" are ours, for the admin API; they never reach a merchant endpoint.
  */
 export const ERROR_STATUS = {
@@ -56,7 +56,7 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-/** One field-level problem of a VALIDATION_ERROR (decisions.md section 2). */
+/** One field-level problem of a VALIDATION_ERROR (docs/decisions.md section 2). */
 export interface ErrorDetail {
   field: string;
   problem: string;

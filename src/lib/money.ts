@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 
 /**
- * Decimal arithmetic for money (decisions.md section 6: never binary floats).
+ * Decimal arithmetic for money (docs/decisions.md section 6: never binary floats).
  * A dedicated constructor so that global Decimal settings of other code cannot change ours.
  */
 export const Money = Decimal.clone({
@@ -19,7 +19,7 @@ export function money(value: MoneyInput): Decimal {
   return new Money(value);
 }
 
-/** Rounds half up to `dp` decimals (decisions.md section 6 "round_half_up"). */
+/** Rounds half up to `dp` decimals (docs/decisions.md section 6 "round_half_up"). */
 export function roundHalfUp(value: Decimal, dp = 2): Decimal {
   return value.toDecimalPlaces(dp, Decimal.ROUND_HALF_UP);
 }
@@ -30,7 +30,7 @@ export function roundUp(value: Decimal, dp = 8): Decimal {
 }
 
 /**
- * A JSON number for a fiat or USDT amount: at most 2 decimals (decisions.md section 2).
+ * A JSON number for a fiat or USDT amount: at most 2 decimals (docs/decisions.md section 2).
  * Safe because every amount we store fits far inside 2^53 at 2 decimals.
  */
 export function toJsonAmount(value: MoneyInput): number {

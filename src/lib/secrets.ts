@@ -29,7 +29,7 @@ export function randomToken(bytes = 32): string {
 }
 
 /**
- * AES-256-GCM for secrets at rest (decisions.md section 4: API keys are stored encrypted under the
+ * AES-256-GCM for secrets at rest (docs/decisions.md section 4: API keys are stored encrypted under the
  * master key so that webhooks can be signed). Output: base64 of `iv(12) | tag(16) | ciphertext`.
  */
 export interface SecretBox {

@@ -3,7 +3,7 @@ import { invalidField } from './errors.js';
 const UTC_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?$/;
 
 /**
- * Parses `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DD`) as UTC (decisions.md section 12, the list filters).
+ * Parses `YYYY-MM-DD HH:MM:SS` (or `YYYY-MM-DD`) as UTC (docs/decisions.md section 12, the list filters).
  * Throws VALIDATION_ERROR naming `field` for anything else, an impossible date (Feb 30) or a year
  * outside 1970-9000.
  */

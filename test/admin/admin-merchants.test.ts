@@ -18,7 +18,7 @@ import {
   uniqueAmount,
 } from '../helpers/merchant-client.js';
 
-/** decisions.md section 7: every fiat `type` value (the default enabled set of a new merchant). */
+/** docs/decisions.md section 7: every fiat `type` value (the default enabled set of a new merchant). */
 const SPEC_FIAT_TYPES = [
   ...'any card sim sngs sngs_abh sngc_abh simcard nspk wire card_pdf sbp_pdf qr_smart'.split(' '),
   ...'alfa ozon vtb sber psb uralsib raiffeisen yumoney mts ak_bars sovkom wildberries'.split(' '),

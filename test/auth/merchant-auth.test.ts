@@ -1,5 +1,5 @@
-// One authentication suite for every merchant endpoint (merchant-api.md "Authentication" and "Errors";
-// decisions.md sections 2-4). The table ENDPOINTS lists the endpoints; each gets the same cases.
+// One authentication suite for every merchant endpoint (docs/api.md "Authentication" and "Errors";
+// docs/decisions.md sections 2-4). The table ENDPOINTS lists the endpoints; each gets the same cases.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

@@ -94,7 +94,7 @@ const attention = async () =>
     )
   ).transactions_needing_attention;
 
-describe('crypto confirmation: chain notifications and operators (issue 4; decisions.md 5, 8, 11)', () => {
+describe('crypto confirmation: chain notifications and operators (issue 4; docs/decisions.md 5, 8, 11)', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let fiat: TestMerchant;
   let usdt: TestMerchant;
@@ -116,7 +116,7 @@ describe('crypto confirmation: chain notifications and operators (issue 4; decis
       Object.keys(body),
       WEBHOOK_KEYS.split(' ').filter((k) => k in body),
       body,
-    ); // decisions.md section 11
+    ); // docs/decisions.md section 11
     same(pick(body, 'id status'), [id, 'success'], body);
     assert.match(body.created_at, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3}$/);
     return body;

@@ -81,7 +81,7 @@ async function withPoolLock(fn: () => Promise<void>): Promise<void> {
   }
 }
 
-describe('crypto PAYIN createOrder (merchant-api.md "createOrder - crypto PAYIN"; decisions.md 6, 8)', () => {
+describe('crypto PAYIN createOrder (docs/api.md "createOrder - crypto PAYIN"; docs/decisions.md 6, 8)', () => {
   const clock = manualClock();
   let t: TestApp;
   let merchant: TestMerchant;

@@ -58,7 +58,7 @@ describe('crypto PAYIN: usdt_trc20 end to end', () => {
     assert.equal(body.payment_details.bank, 'USDT');
     assert.equal(body.payment_details.holder_name, 'TRC20');
     assert.equal(body.payment_details.amount, '1000');
-    // USDT has 6 decimals (decisions.md section 6): 1000 / 90 rounded up, written with 8.
+    // USDT has 6 decimals (docs/decisions.md section 6): 1000 / 90 rounded up, written with 8.
     assert.equal(body.payment_details.cryptoAmount, '11.11111200');
     assert.equal(body.currency, 'RUB');
     assert.equal(body.amountAfterFee, 980);

@@ -166,7 +166,7 @@ describe('crypto money safety (issue 17 items 1-3)', () => {
       same(await credits(order.id), []);
     });
 
-    it('the chain watcher keeps the rule of decisions.md section 8: what is received is credited', async () => {
+    it('the chain watcher keeps the rule of docs/decisions.md section 8: what is received is credited', async () => {
       const order = await btcOrder();
       const res = await notify({ address: order.payment_details.address, tx_hash: txHash(), amount: '1' });
       same(res.json().data?.outcome, 'credited', res.body);

@@ -22,7 +22,7 @@ const FLAT = JSON.stringify({ 'ETH/RUB': 287000, 'ETH/XTS': '3500.25', 'ETH/': '
 
 type Rate = { base: string; quote: string; rate: string; source: string; updated_at: string; fresh: boolean };
 
-describe('rates provider: a loopback HTTP source (decisions.md section 6)', () => {
+describe('rates provider: a loopback HTTP source (docs/decisions.md section 6)', () => {
   const clock = manualClock();
   let t: TestApp;
   let merchant: TestMerchant;

@@ -1,5 +1,5 @@
-// Issue 11 item 3: property-based fuzz of every merchant endpoint (merchant-api.md "Authentication",
-// "Errors"; decisions.md sections 2-4). Generated bodies, headers, query strings and path ids go
+// Issue 11 item 3: property-based fuzz of every merchant endpoint (docs/api.md "Authentication",
+// "Errors"; docs/decisions.md sections 2-4). Generated bodies, headers, query strings and path ids go
 // through app.inject, correctly signed over the exact bytes sent (so that they reach validation), plus a
 // share with broken or missing headers. Every answer must be a documented status with the documented
 // envelope, never a 5xx (503 only as EXCHANGE_RATE_UNAVAILABLE), and the merchant's balance never moves.
@@ -547,7 +547,7 @@ function bytesOf(spec: BodySpec | undefined, merchantId: string): Buffer | undef
   return Buffer.concat([b.subarray(0, at), Buffer.from([spec.insert[1]]), b.subarray(at)]);
 }
 
-/** What the spec calls a JSON body: JSON text of an object (decisions.md section 3, INVALID_JSON). */
+/** What the spec calls a JSON body: JSON text of an object (docs/decisions.md section 3, INVALID_JSON). */
 function isJsonObject(bytes: Buffer): boolean {
   try {
     const v: unknown = JSON.parse(bytes.toString('utf8'));

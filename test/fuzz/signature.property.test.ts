@@ -1,4 +1,4 @@
-// Issue 11 item 4: signature fuzz over HTTP (merchant-api.md "Authentication"; decisions.md section 4).
+// Issue 11 item 4: signature fuzz over HTTP (docs/api.md "Authentication"; docs/decisions.md section 4).
 // Random JSON bodies (unicode, lone surrogates, emoji, RTL, NUL, nesting) are accepted when signed raw,
 // pretty-printed but signed compact, \u-escaped and signed escaped, or sent as UTF-8 and signed escaped;
 // any single-byte change to the body after signing, or to the signature, is refused with
@@ -70,7 +70,7 @@ const orderIdArb = fc
   .filter((s) => s.length <= 190)
   .map((s) => `unknown-${s}`);
 
-/** A body: orderId then receiptUrl (merchant-api.md Authentication rule 4), then random extra keys. */
+/** A body: orderId then receiptUrl (docs/api.md Authentication rule 4), then random extra keys. */
 const bodyArb: Arbitrary<Json> = fc
   .tuple(
     orderIdArb,
@@ -256,7 +256,7 @@ describe('signature fuzz over HTTP (issue 11 item 4)', () => {
           const changed = Buffer.from(sent);
           changed[i] = byte;
           const res = await send(changed, sign(m.apiKey, signed));
-          // Oracle (decisions.md section 4): the signed text may be the raw bytes, or the compact
+          // Oracle (docs/decisions.md section 4): the signed text may be the raw bytes, or the compact
           // re-serialisation of the parsed body (UTF-8, or \u-escaped). The raw bytes changed, so the
           // request passes only when the changed body parses to JSON whose re-serialisation is the signed
           // text: the same parsed JSON, for every form signed compact or escaped ('raw-pretty', signed

@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import type { App } from '../../src/http/schemas.js';
 import { ADMIN_TOKEN } from './app.js';
 
-/** hex SHA-256 of "<API_KEY>|<body>" (merchant-api.md Authentication). */
+/** hex SHA-256 of "<API_KEY>|<body>" (docs/api.md Authentication). */
 export function sign(apiKey: string, body: string | Buffer = ''): string {
   return createHash('sha256').update(`${apiKey}|`).update(body).digest('hex');
 }

@@ -2,7 +2,7 @@
 // (payouts, confirmations, cancellations, ledger adjustments). After every batch, and in consistent
 // snapshots taken while the batch runs: the available balance is never negative, the ledger sums to
 // the balance, active holds sum to the reserved amount, no hold is leaked and every journal balances
-// (decisions.md sections 5, 6, 10). The figures also equal a model replayed from the 200 answers.
+// (docs/decisions.md sections 5, 6, 10). The figures also equal a model replayed from the 200 answers.
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -153,7 +153,7 @@ describe('200 mixed money operations on one merchant keep the ledger invariants'
         });
       case 'confirm-payin':
       case 'confirm-payout':
-        // A reason, so that a late confirmation of a cancelled PAYIN is allowed (decisions.md section 5).
+        // A reason, so that a late confirmation of a cancelled PAYIN is allowed (docs/decisions.md section 5).
         return adminRaw(t.app, 'POST', `/admin/orders/${op.order.id}/confirm`, { reason: 'paid' });
       case 'cancel-payin':
       case 'cancel-payout':

@@ -1,6 +1,6 @@
 // Reliability invariant (issue 11 item 2.1): 200 concurrent createOrder for one RUB amount with a
 // deviation of 300 each way never give two pending orders the same payable amount
-// (decisions.md section 7: "It holds under concurrent requests").
+// (docs/decisions.md section 7: "It holds under concurrent requests").
 import assert from 'node:assert/strict';
 import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -33,7 +33,7 @@ interface Answer {
   payment_details: { amount: string };
 }
 
-/** The candidates of decisions.md section 7 in the order they are tried: x, x+1, x-1, x+2, x-2, ... */
+/** The candidates of docs/decisions.md section 7 in the order they are tried: x, x+1, x-1, x+2, x-2, ... */
 function firstCandidates(x: number, count: number): number[] {
   const out = [x];
   for (let step = 1; out.length < count; step++) {
@@ -45,7 +45,7 @@ function firstCandidates(x: number, count: number): number[] {
 
 const numeric = (a: number, b: number) => a - b;
 
-describe('200 concurrent createOrder for one RUB amount (decisions.md section 7)', {
+describe('200 concurrent createOrder for one RUB amount (docs/decisions.md section 7)', {
   skip: !onPostgres() && 'PostgreSQL only (PGlite runs one query at a time)',
 }, () => {
   let t: TestApp;
@@ -161,7 +161,7 @@ describe('200 concurrent createOrder for one RUB amount (decisions.md section 7)
       assert.equal(row.status, 'pending', JSON.stringify(row));
       assert.equal(Number(row.amount), base, `requested amount kept: ${JSON.stringify(row)}`);
       assert.equal(Number(row.payable), Number(a.payment_details.amount), JSON.stringify(row));
-      // Fee on the payable amount (2.5 %, half up), as decisions.md section 6.
+      // Fee on the payable amount (2.5 %, half up), as docs/decisions.md section 6.
       const fee = Math.round(Number(row.payable) * 2.5) / 100;
       assert.equal(Number(row.fee), fee, JSON.stringify(row));
       assert.equal(a.amountAfterFee, Number(row.after_fee), JSON.stringify(a));

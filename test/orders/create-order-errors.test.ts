@@ -13,7 +13,7 @@ import {
   uniqueAmount,
 } from '../helpers/merchant-client.js';
 
-/** Asserts the error envelope of decisions.md section 2 with the exact status and code. */
+/** Asserts the error envelope of docs/decisions.md section 2 with the exact status and code. */
 function assertError(res: LightMyRequestResponse, status: number, message: string): Record<string, unknown> {
   assert.equal(res.statusCode, status, res.body);
   const body = res.json();

@@ -33,7 +33,7 @@ function base(): number {
 }
 
 // Issue 17 item 4: the disambiguation window is capped and searched in one statement.
-describe('the disambiguation window (issue 17 item 4; decisions.md section 7)', () => {
+describe('the disambiguation window (issue 17 item 4; docs/decisions.md section 7)', () => {
   let t: TestApp;
   let merchant: TestMerchant;
   before(async () => {

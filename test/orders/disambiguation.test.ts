@@ -34,7 +34,7 @@ function payable(res: LightMyRequestResponse): number {
   return Number(res.json().payment_details.amount);
 }
 
-describe('amount disambiguation (merchant-api.md rules; decisions.md section 7)', () => {
+describe('amount disambiguation (docs/api.md rules; docs/decisions.md section 7)', () => {
   let t: TestApp;
   let merchant: TestMerchant;
   const order = (m: TestMerchant, fields: Record<string, unknown>) =>

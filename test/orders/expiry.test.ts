@@ -23,7 +23,7 @@ function baseAmount(): number {
   return 9_000_000 + randomInt(0, 50_000) * 1000;
 }
 
-describe('order expiry with a manual clock (decisions.md section 5)', () => {
+describe('order expiry with a manual clock (docs/decisions.md section 5)', () => {
   const clock = manualClock();
   let t: TestApp;
   let merchant: TestMerchant;

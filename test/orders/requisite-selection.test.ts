@@ -1,4 +1,4 @@
-// Requisite selection (decisions.md section 7: "least recently assigned, taken atomically") through
+// Requisite selection (docs/decisions.md section 7: "least recently assigned, taken atomically") through
 // both ways createOrder takes a requisite: the one-statement claim (a free requisite without limits;
 // one prepared statement for one-kind types like `sim`, one for several kinds like `any`) and the
 // transaction that re-checks a limited requisite's limits.

@@ -33,7 +33,7 @@ interface CreatedOrder {
 const setUsdtRub = (t: TestApp, rate: string) =>
   admin(t.app, 'PUT', '/admin/rates', { base: 'USDT', quote: 'RUB', rate });
 
-describe('convertToUsdt (merchant-api.md fiat PAYIN response; decisions.md section 6)', () => {
+describe('convertToUsdt (docs/api.md fiat PAYIN response; docs/decisions.md section 6)', () => {
   let t: TestApp;
   let usdtMerchant: TestMerchant;
 

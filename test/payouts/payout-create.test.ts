@@ -1,5 +1,5 @@
 // PAYOUT createOrder: answer shape, fees, bank standards and every validation code
-// (merchant-api.md "POST /merchant/createOrder - PAYOUT", "Errors"; decisions.md sections 2, 3, 6, 10, 12).
+// (docs/api.md "POST /merchant/createOrder - PAYOUT", "Errors"; docs/decisions.md sections 2, 3, 6, 10, 12).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

@@ -1,5 +1,5 @@
 // PAYOUT funds: hold at creation, debit on success, release on failure, webhook, operators' queue,
-// and no overdraft under parallel payouts (decisions.md sections 3, 5, 6, 10, 11).
+// and no overdraft under parallel payouts (docs/decisions.md sections 3, 5, 6, 10, 11).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';

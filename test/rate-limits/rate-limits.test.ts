@@ -1,4 +1,4 @@
-// Rate limits per (IP, endpoint, client-api-key) (merchant-api.md "Limits"; decisions.md sections 2, 12).
+// Rate limits per (IP, endpoint, client-api-key) (docs/api.md "Limits"; docs/decisions.md sections 2, 12).
 // The limiter counts real time, so the few waits below are real and bounded (at most ~5.1 s once).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -1,4 +1,4 @@
-// The merchant read endpoints (decisions.md sections 1, 2 and 12; merchant-api.md "GET /merchant/banks").
+// The merchant read endpoints (docs/decisions.md sections 1, 2 and 12; docs/api.md "GET /merchant/banks").
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -69,7 +69,7 @@ describe('merchant read endpoints', () => {
     const read = (id: string, as = m) => get(as, `/merchant/order/${encodeURIComponent(id)}`);
 
     describe('happy', () => {
-      it('by internal id and by external id: the decisions.md section 12 fields, in data and on top', async () => {
+      it('by internal id and by external id: the docs/decisions.md section 12 fields, in data and on top', async () => {
         const amount = uniqueAmount();
         const ext = `ext-${randomUUID()}`;
         const given = { order_id: ext, comment: 'c1', client_id: 'k7', success_callback_url: CB };

@@ -19,7 +19,7 @@ import {
   type TestMerchant,
 } from '../helpers/merchant-client.js';
 
-// POST /merchant/receipt/upload, multipart form (merchant-api.md; decisions.md sections 1, 3, 9).
+// POST /merchant/receipt/upload, multipart form (docs/api.md; docs/decisions.md sections 1, 3, 9).
 const MB = 1024 * 1024;
 const URL_ = '/merchant/receipt/upload';
 const PDF_UP = { filename: 'r.pdf', contentType: 'application/pdf', data: pdfFile() };

@@ -28,7 +28,7 @@ import {
 } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
 
-// Hostile receipt URLs (decisions.md section 9): every one is 400 RECEIPT_URL_FORBIDDEN_HOST and
+// Hostile receipt URLs (docs/decisions.md section 9): every one is 400 RECEIPT_URL_FORBIDDEN_HOST and
 // nothing reaches the traps. NETWORK RULE: the traps listen on 127.0.0.2 (loopback, not on the
 // allowlist 127.0.0.1); names go to a fake resolver, never real DNS; before a request is sent, the
 // guard is asked (no connection) and must refuse the host, so no private address is ever dialled.

@@ -28,7 +28,7 @@ import {
   type TestMerchant,
 } from '../helpers/merchant-client.js';
 
-// POST /merchant/receipt/upload, JSON form {orderId, receiptUrl} (merchant-api.md; decisions.md 3, 9).
+// POST /merchant/receipt/upload, JSON form {orderId, receiptUrl} (docs/api.md; docs/decisions.md 3, 9).
 // NETWORK RULE: the only server is on 127.0.0.1 (the test allowlist); names never reach real DNS.
 const MB = 1024 * 1024;
 const PDF = pdfFile('URL receipt');

@@ -36,7 +36,7 @@ function fakeResolver(table: Record<string, string[]>): Resolver & { calls: stri
   return Object.assign(resolver, { calls });
 }
 
-describe('guard.resolve (decisions.md sections 9, 11)', () => {
+describe('guard.resolve (docs/decisions.md sections 9, 11)', () => {
   const table = {
     'evil.test': ['10.0.0.5'],
     'loop.test': ['127.0.0.2'],

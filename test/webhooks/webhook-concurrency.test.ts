@@ -24,7 +24,9 @@ import { startReceiver } from '../helpers/receiver.js';
 
 const TOTAL = 1000;
 
-describe('two dispatchers over one PostgreSQL database (decisions.md 11)', { skip: !onPostgres() }, () => {
+describe('two dispatchers over one PostgreSQL database (docs/decisions.md 11)', {
+  skip: !onPostgres(),
+}, () => {
   let t: TestApp;
   let merchant: TestMerchant;
   let orderId: string;

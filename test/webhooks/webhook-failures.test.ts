@@ -41,7 +41,7 @@ interface Delivery {
 
 const BIG = 'x'.repeat(5000);
 
-describe('webhook failures, retries, resend and late payments (merchant-api.md Events; decisions.md 11)', () => {
+describe('webhook failures, retries, resend and late payments (docs/api.md Events; docs/decisions.md 11)', () => {
   const clock = manualClock();
   let t: TestApp;
   let merchant: TestMerchant;

@@ -13,7 +13,7 @@ import { sleep, waitFor } from '../helpers/wait.js';
 
 // The real service (`src/main.ts`) in child processes, killed with SIGKILL between two tries of a
 // webhook: the retry must still come 15 s after the first try, from the next process
-// (decisions.md 11 "Survives restarts"). On PostgreSQL it runs on a database of its own; on PGlite on
+// (docs/decisions.md 11 "Survives restarts"). On PostgreSQL it runs on a database of its own; on PGlite on
 // a temporary DATA_DIR. Either way no other test process shares it: a started dispatcher claims every
 // due delivery of its database.
 

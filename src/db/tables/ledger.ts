@@ -7,7 +7,7 @@ import { orders } from './orders.js';
 // Tables of the ledger module: only src/modules/ledger/ reads and writes them (docs/architecture.md).
 
 /**
- * Double-entry ledger (decisions.md section 6): every posting is a journal of entries that sum to
+ * Double-entry ledger (docs/decisions.md section 6): every posting is a journal of entries that sum to
  * zero per currency. A merchant's balance is the sum of its `merchant:<id>` account entries.
  */
 export const ledgerEntries = pgTable(

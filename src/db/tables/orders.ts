@@ -94,7 +94,7 @@ export const orders = pgTable(
       .on(t.payableAmount)
       .where(sql`status = 'pending' AND method = 'fiat' AND currency = 'RUB'`),
     index('orders_pending_expiry_idx').on(t.expiresAt).where(sql`status = 'pending'`),
-    // The requisite's latest order (least recently assigned first, decisions.md section 7) and its
+    // The requisite's latest order (least recently assigned first, docs/decisions.md section 7) and its
     // pending orders (max active orders): read by the requisite pick, no row of the pool rewritten.
     index('orders_requisite_seq_idx').on(t.requisiteId, t.seq),
     index('orders_requisite_pending_idx').on(t.requisiteId).where(sql`status = 'pending'`),
@@ -121,7 +121,7 @@ export const orders = pgTable(
   ],
 );
 
-/** Timeline of an order: every status change with who made it and why (decisions.md section 5). */
+/** Timeline of an order: every status change with who made it and why (docs/decisions.md section 5). */
 export const orderEvents = pgTable(
   'order_events',
   {

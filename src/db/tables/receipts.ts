@@ -6,7 +6,7 @@ import { orders } from './orders.js';
 // Tables of the receipts module: only src/modules/receipts/ reads and writes them (docs/architecture.md).
 
 /**
- * Payment receipts attached to orders (merchant-api.md "POST /merchant/receipt/upload"; decisions.md
+ * Payment receipts attached to orders (docs/api.md "POST /merchant/receipt/upload"; docs/decisions.md
  * section 9). The file lives in the receipt storage under `storageKey` (named from the id, never from
  * the upload). A receipt is `under_review` until support accepts or rejects it.
  */

@@ -25,7 +25,7 @@ export const requisites = pgTable(
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  // The pick's equalities (decisions.md section 7); its LRU order comes from the orders.
+  // The pick's equalities (docs/decisions.md section 7); its LRU order comes from the orders.
   (t) => [
     index('requisites_pick_idx').on(t.currency, t.kind),
     check('requisites_kind_ck', sql`${t.kind} IN ('card', 'phone', 'qr', 'account')`),

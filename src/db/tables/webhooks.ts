@@ -6,7 +6,7 @@ import { orders } from './orders.js';
 // Tables of the webhooks module: only src/modules/webhooks/ reads and writes them (docs/architecture.md).
 
 /**
- * Webhook outbox (decisions.md section 11): one row per delivery, written in the transaction that
+ * Webhook outbox (docs/decisions.md section 11): one row per delivery, written in the transaction that
  * made the order successful. `body` is the exact JSON sent; the signature is made at send time with
  * the merchant's current key. A claimed row carries a lease (`lockedUntil`, `lockToken`).
  */

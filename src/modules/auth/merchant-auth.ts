@@ -16,14 +16,14 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/** GET/HEAD and multipart requests sign an empty body (merchant-api.md Authentication rules 2-3). */
+/** GET/HEAD and multipart requests sign an empty body (docs/api.md Authentication rules 2-3). */
 function signsEmptyBody(request: FastifyRequest): boolean {
   if (request.method === 'GET' || request.method === 'HEAD') return true;
   return (request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data');
 }
 
 /**
- * Authenticates a `/merchant/*` request (merchant-api.md "Authentication"; decisions.md section 4):
+ * Authenticates a `/merchant/*` request (docs/api.md "Authentication"; docs/decisions.md section 4):
  * `client-api-key` looked up by digest, `x-api-key` checked over the raw body (then the compact
  * fallbacks), then the merchant's state. Runs before body validation so that a caller without a key
  * learns nothing about the body. Throws INVALID_API_KEY (401), DISABLED (403), INVALID_JSON (400).
@@ -58,7 +58,7 @@ export function merchantOf(request: FastifyRequest): MerchantRow {
 
 /**
  * Checks a `merchant_id` given in a body, path or query against the key's merchant
- * (decisions.md section 3: missing or another merchant's -> 400 INVALID_MERCHANT_ID).
+ * (docs/decisions.md section 3: missing or another merchant's -> 400 INVALID_MERCHANT_ID).
  */
 export function assertOwnMerchantId(request: FastifyRequest, merchantId: unknown): MerchantRow {
   const merchant = merchantOf(request);

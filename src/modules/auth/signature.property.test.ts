@@ -1,4 +1,4 @@
-// Properties of the signature functions (merchant-api.md "Authentication"; decisions.md section 4),
+// Properties of the signature functions (docs/api.md "Authentication"; docs/decisions.md section 4),
 // 10,000 generated cases each. The seed is random per run and printed; replay with FUZZ_SEED=<seed>.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

@@ -6,7 +6,7 @@ import { escapeNonAscii, signBody, signedTextCandidates, verifySignature } from 
 const KEY = 'k'.repeat(64);
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
-describe('signBody (merchant-api.md Authentication)', () => {
+describe('signBody (docs/api.md Authentication)', () => {
   it('hashes "<API_KEY>|<body>"', () => {
     assert.equal(signBody(KEY, '{"a":1}'), sha(`${KEY}|{"a":1}`));
   });
@@ -15,7 +15,7 @@ describe('signBody (merchant-api.md Authentication)', () => {
   });
 });
 
-describe('verifySignature with the compat candidates (decisions.md section 4)', () => {
+describe('verifySignature with the compat candidates (docs/decisions.md section 4)', () => {
   const body = { merchant_id: 'm', comment: 'Привет' };
   const compact = JSON.stringify(body);
   const pretty = Buffer.from(JSON.stringify(body, null, 2));

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { safeEqual } from '../../lib/secrets.js';
 
 /**
- * Signature of a body: lowercase hex SHA-256 of `<API_KEY>|<body>` (merchant-api.md
+ * Signature of a body: lowercase hex SHA-256 of `<API_KEY>|<body>` (docs/api.md
  * "Authentication"; the same for webhooks, rule 8). `body` is the exact bytes, or '' for GET/multipart.
  */
 export function signBody(apiKey: string, body: string | Buffer): string {
@@ -15,7 +15,7 @@ export function escapeNonAscii(json: string): string {
 }
 
 /**
- * The texts a request signature may cover, in the order they are tried (decisions.md section 4):
+ * The texts a request signature may cover, in the order they are tried (docs/decisions.md section 4):
  * the raw body bytes; then, for a parsed JSON body, its compact re-serialisation (keys in received
  * order) with non-ASCII as UTF-8, and the same with non-ASCII escaped as `\uXXXX`.
  */

@@ -7,7 +7,7 @@ import type { BanksService } from './banks-service.js';
 
 const Bank = Type.Object({ code: Type.String(), name: Type.String() });
 
-/** `GET /merchant/banks` (merchant-api.md "GET /merchant/banks"). */
+/** `GET /merchant/banks` (docs/api.md "GET /merchant/banks"). */
 export function banksRoutes(
   app: App,
   deps: {

@@ -8,7 +8,7 @@ import { writeAudit } from '../audit/index.js';
 export type BankRow = typeof banks.$inferSelect;
 
 /**
- * Banks for payouts (`GET /merchant/banks`, merchant-api.md "Bank"): seeded by a migration with the
+ * Banks for payouts (`GET /merchant/banks`, docs/api.md "Bank"): seeded by a migration with the
  * Russian banks that take fast-payment transfers; operators add and disable them.
  */
 export function createBanksService(deps: { database: Database }) {

@@ -37,7 +37,7 @@ describe('parseCryptoAmount: a positive JSON number with at most 8 decimals', ()
   }
 });
 
-describe('cryptoRequestCurrency: the pairing table of merchant-api.md', () => {
+describe('cryptoRequestCurrency: the pairing table of docs/api.md', () => {
   const pairs: Record<string, string> = {
     usdt_trc20: 'USDT',
     usdt_erc20: 'USDT',

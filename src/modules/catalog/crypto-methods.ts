@@ -6,18 +6,18 @@ export type KeyNetwork = 'btc' | 'ltc' | 'evm' | 'tron' | 'ton';
 export interface CryptoMethod {
   /** Coin name shown as `payment_details.bank` and the currency of the crypto-amount mode. */
   coin: 'USDT' | 'BTC' | 'LTC' | 'ETH' | 'BNB' | 'TON';
-  /** Network shown as `payment_details.holder_name` (decisions.md section 8). */
+  /** Network shown as `payment_details.holder_name` (docs/decisions.md section 8). */
   network: 'TRC20' | 'ERC20' | 'BEP20' | 'TON' | 'BTC' | 'LTC';
   keyNetwork: KeyNetwork;
   /**
-   * Decimals a `cryptoAmount` is rounded (up) to (decisions.md section 6): USDT 6 on every network
+   * Decimals a `cryptoAmount` is rounded (up) to (docs/decisions.md section 6): USDT 6 on every network
    * (its on-chain precision: an amount with more decimals cannot be sent exactly), coins 8.
    */
   precision: 6 | 8;
 }
 
 /**
- * Crypto PAYIN methods (merchant-api.md "createOrder - crypto PAYIN", pairing table; decisions.md
+ * Crypto PAYIN methods (docs/api.md "createOrder - crypto PAYIN", pairing table; docs/decisions.md
  * section 8): coin, network and where the deposit address comes from.
  */
 export const CRYPTO_METHODS: Record<string, CryptoMethod> = {
@@ -42,7 +42,7 @@ export const POOL_NETWORKS: readonly KeyNetwork[] = ['ton'];
 export const XPUB_NETWORKS: readonly KeyNetwork[] = ['btc', 'ltc', 'evm', 'tron'];
 
 /**
- * The request `currency` of a crypto order (merchant-api.md pairing table): `RUB` (default) or the
+ * The request `currency` of a crypto order (docs/api.md pairing table): `RUB` (default) or the
  * method's own coin. Returns undefined for anything else (CURRENCY_NOT_ALLOWED).
  */
 export function cryptoRequestCurrency(
@@ -55,7 +55,7 @@ export function cryptoRequestCurrency(
   return currency === method.coin ? method.coin : undefined;
 }
 
-/** A coin amount: a positive number with at most 8 decimals (decisions.md section 3 INVALID_AMOUNT). */
+/** A coin amount: a positive number with at most 8 decimals (docs/decisions.md section 3 INVALID_AMOUNT). */
 export function parseCryptoAmount(value: unknown): Decimal | undefined {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > 1e12) return undefined;
   const d = money(String(value));

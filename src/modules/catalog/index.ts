@@ -1,5 +1,5 @@
 /**
- * The catalog of what the service offers (merchant-api.md "Payment methods" and "Currencies";
+ * The catalog of what the service offers (docs/api.md "Payment methods" and "Currencies";
  * docs/decisions.md sections 7-8): payment types, currencies, crypto methods, and what each fiat
  * type needs from a requisite. Pure data and lookups: every module may use it.
  */

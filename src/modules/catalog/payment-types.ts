@@ -1,5 +1,5 @@
 /**
- * The catalog of payment methods and currencies (merchant-api.md "Payment methods", decisions.md
+ * The catalog of payment methods and currencies (docs/api.md "Payment methods", docs/decisions.md
  * sections 7-8) and what each fiat method needs from a requisite.
  */
 
@@ -27,7 +27,7 @@ export const SAME_BANK_TYPES = [
 
 const QR_BANK_TYPES = ['qr_sber', 'qr_alfa', 'qr_ozon', 'qr_gasprom', 'qr_otp', 'qr_vtb', 'qr_mts'] as const;
 
-/** Every fiat `type` value (decisions.md section 7). */
+/** Every fiat `type` value (docs/decisions.md section 7). */
 export const FIAT_TYPES: readonly string[] = [
   'any',
   'card',
@@ -47,7 +47,7 @@ export const FIAT_TYPES: readonly string[] = [
   'wire_kg',
 ];
 
-/** Every crypto `type` value (merchant-api.md "crypto PAYIN"). */
+/** Every crypto `type` value (docs/api.md "crypto PAYIN"). */
 export const CRYPTO_TYPES: readonly string[] = [
   'usdt_trc20',
   'usdt_erc20',
@@ -60,10 +60,10 @@ export const CRYPTO_TYPES: readonly string[] = [
   'bnb',
 ];
 
-/** Payout `type` values (merchant-api.md "PAYOUT"). */
+/** Payout `type` values (docs/api.md "PAYOUT"). */
 export const PAYOUT_TYPES: readonly string[] = ['card', 'sim'];
 
-/** Fiat currencies (decisions.md section 7). */
+/** Fiat currencies (docs/decisions.md section 7). */
 export const FIAT_CURRENCIES: readonly string[] = [
   'RUB',
   'KGS',
@@ -79,7 +79,7 @@ export const FIAT_CURRENCIES: readonly string[] = [
   'CNY',
 ];
 
-/** Methods whose answer carries `form_url` (merchant-api.md "Payment methods"). */
+/** Methods whose answer carries `form_url` (docs/api.md "Payment methods"). */
 export const FORM_TYPES: readonly string[] = ['card_pdf', 'sbp_pdf', 'qr_smart'];
 
 export type RequisiteKind = 'card' | 'phone' | 'qr' | 'account';
@@ -107,7 +107,7 @@ const SIMPLE_NEEDS: Record<string, RequisiteKind[]> = {
 };
 
 /**
- * The requisite a fiat type needs (decisions.md section 7: "kind fits the type; a same-bank type
+ * The requisite a fiat type needs (docs/decisions.md section 7: "kind fits the type; a same-bank type
  * needs that bank"). Returns undefined for a type that is not fiat.
  */
 export function requisiteNeedFor(type: string): RequisiteNeed | undefined {

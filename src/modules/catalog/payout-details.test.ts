@@ -1,4 +1,4 @@
-// Unit table for parsePayoutDetails (merchant-api.md "createOrder - PAYOUT"; decisions.md sections 3, 10).
+// Unit table for parsePayoutDetails (docs/api.md "createOrder - PAYOUT"; docs/decisions.md sections 3, 10).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError } from '../../lib/errors.js';

@@ -1,6 +1,6 @@
 import { AppError } from '../../lib/errors.js';
 
-/** Account length of each payout type (merchant-api.md "Limits": 11 digits fast-payment, 16 card). */
+/** Account length of each payout type (docs/api.md "Limits": 11 digits fast-payment, 16 card). */
 export const HOLDER_ACCOUNT_DIGITS: Record<string, number> = { sim: 11, card: 16 };
 
 /** Validated payout details. */
@@ -11,7 +11,7 @@ export interface PayoutDetails {
 }
 
 /**
- * The shape of `payout_details` (merchant-api.md "createOrder - PAYOUT"; docs/decisions.md section
+ * The shape of `payout_details` (docs/api.md "createOrder - PAYOUT"; docs/decisions.md section
  * 10): missing or incomplete -> INVALID_PAYOUT_DETAILS; `holderAccount` not digits only or not 11
  * (`sim`) / 16 (`card`) digits -> INVALID_HOLDER_ACCOUNT. The bank is checked by parsePayoutDetails.
  */

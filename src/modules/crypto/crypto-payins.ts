@@ -34,7 +34,7 @@ function quoteColumns(quote: CryptoQuote) {
 }
 
 /**
- * Crypto PAYIN creation (merchant-api.md "createOrder - crypto PAYIN"; docs/decisions.md sections 6
+ * Crypto PAYIN creation (docs/api.md "createOrder - crypto PAYIN"; docs/decisions.md sections 6
  * and 8): a fresh deposit address and the exact amount to send, or `cryptoAmount: null` until a
  * rate exists (filled by `fillMissingAmounts`).
  */

@@ -225,7 +225,7 @@ export function createCryptoPayments(deps: {
           now: new Date(nowMs),
         },
         {
-          // The credited amount is fixed on the order (decisions.md section 6): the order read, the
+          // The credited amount is fixed on the order (docs/decisions.md section 6): the order read, the
           // webhook and the ledger show one number.
           patch: {
             receivedAmount: toDbAmount(received),

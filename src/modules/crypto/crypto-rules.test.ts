@@ -15,7 +15,7 @@ const dash = (v: string | undefined) => (v === undefined || v === '-' ? undefine
 const text = (v: { toFixed(): string } | null | undefined) =>
   v === null || v === undefined ? '-' : v.toFixed();
 
-describe('quoteCryptoOrder (decisions.md section 6: rounded up to the asset precision, USDT 6, coins 8)', () => {
+describe('quoteCryptoOrder (docs/decisions.md section 6: rounded up to the asset precision, USDT 6, coins 8)', () => {
   // => cryptoAmount cryptoRate rubAmount fee amountAfterFee usdtAmount usdtAmountAfterFee
   const cases: Array<[input: string, expected: string, note: string]> = [
     ['usdt_trc20 1000 RUB 2 - 90', '11.111112 90 1000 20 980 11.111112 10.891112', 'USDT: 6 decimals, up'],

@@ -9,7 +9,7 @@ export interface CryptoRates {
   usdtRub?: Decimal | undefined;
 }
 
-/** The figures of a crypto PAYIN at creation (merchant-api.md "createOrder - crypto PAYIN" response). */
+/** The figures of a crypto PAYIN at creation (docs/api.md "createOrder - crypto PAYIN" response). */
 export interface CryptoQuote {
   /** Exact coin amount to send, rounded up to the asset's precision; null when RUB mode has no fresh rate yet. */
   cryptoAmount: Decimal | null;
@@ -26,7 +26,7 @@ export interface CryptoQuote {
 }
 
 /**
- * Quotes a crypto order (decisions.md section 6): RUB mode `cryptoAmount = amount / rate(COIN/RUB)`
+ * Quotes a crypto order (docs/decisions.md section 6): RUB mode `cryptoAmount = amount / rate(COIN/RUB)`
  * rounded up to the asset's precision (USDT 6, coins 8); coin mode takes the amount at that
  * precision (rounded up). `amountAfterFee` is the RUB equivalent
  * after the fee (converted back in coin mode); `usdtAmount` is the coin amount for USDT methods, else
@@ -71,7 +71,7 @@ export interface CryptoCredit {
 }
 
 /**
- * The credit for `received` coins (decisions.md section 8: the credited amount is the amount
+ * The credit for `received` coins (docs/decisions.md section 8: the credited amount is the amount
  * received; issue 4: USDT to a USDT-settled merchant, RUB otherwise). Non-USDT coins convert at
  * `coinRub` (and `usdtRub` for USDT settlement). Returns undefined when a needed rate is missing.
  */

@@ -7,7 +7,7 @@ import { createCryptoPayins } from './crypto-payins.js';
 import { createCryptoPayments } from './crypto-payments.js';
 
 /**
- * Crypto PAYIN (merchant-api.md "createOrder - crypto PAYIN"; docs/decisions.md sections 6 and 8;
+ * Crypto PAYIN (docs/api.md "createOrder - crypto PAYIN"; docs/decisions.md sections 6 and 8;
  * issue 4): creation with a deposit address and an exact amount, confirmation by the chain watcher
  * or an operator, and the operators' keys and pool.
  */

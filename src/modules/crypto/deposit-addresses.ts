@@ -22,7 +22,7 @@ function accountKey(network: Exclude<KeyNetwork, 'ton'>, xpub: string): HDKey {
 }
 
 /**
- * A fresh deposit address for a new crypto order (decisions.md section 8), inside its transaction:
+ * A fresh deposit address for a new crypto order (docs/decisions.md section 8), inside its transaction:
  * for xpub networks the next derivation index (the counter row stays locked until commit, so an
  * index is never handed out twice, and a rolled-back order only skips nothing); for TON a pool
  * address not used by a pending order nor by one that ended in the last 24 h. Undefined when the

@@ -22,7 +22,7 @@ const balanceFields = {
   balances: Type.Array(CurrencyBalance),
 };
 
-/** `GET /merchant/balance/{merchant_id}` (decisions.md section 12; fields also at the top level, compat). */
+/** `GET /merchant/balance/{merchant_id}` (docs/decisions.md section 12; fields also at the top level, compat). */
 export function balanceRoutes(
   app: App,
   deps: {

@@ -34,7 +34,7 @@ export interface Journal {
 export class UnbalancedJournalError extends Error {}
 
 /**
- * Posts a balanced journal (decisions.md section 6: double-entry) and moves the running balances of
+ * Posts a balanced journal (docs/decisions.md section 6: double-entry) and moves the running balances of
  * the merchant accounts in it. Call inside the transaction of the change it records.
  * Throws UnbalancedJournalError when the entries do not sum to zero per currency.
  */
@@ -148,7 +148,7 @@ export async function listEntries(ex: Executor, merchantId: string, limit = 100)
     .limit(limit);
 }
 
-/** Reserves `amount` of the merchant's balance for a payout order (decisions.md section 6). */
+/** Reserves `amount` of the merchant's balance for a payout order (docs/decisions.md section 6). */
 export async function createHold(
   ex: Executor,
   hold: { orderId: string; merchantId: string; currency: string; amount: Decimal },

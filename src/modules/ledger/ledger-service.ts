@@ -26,12 +26,12 @@ function balanceView(b: BalanceRow) {
   };
 }
 
-/** Balances and manual adjustments of merchant ledgers (decisions.md sections 6 and 12). */
+/** Balances and manual adjustments of merchant ledgers (docs/decisions.md sections 6 and 12). */
 export function createLedgerService(deps: { database: Database }) {
   const db = deps.database.db;
   return {
     /**
-     * `GET /merchant/balance/{merchant_id}` payload (decisions.md section 12): figures of the main
+     * `GET /merchant/balance/{merchant_id}` payload (docs/decisions.md section 12): figures of the main
      * currency (the merchant's first), `usdtBalance`, `allowUsdt` and `balances` per currency.
      */
     async merchantBalance(merchant: { id: string; currencies: string[]; allowUsdt: boolean }) {

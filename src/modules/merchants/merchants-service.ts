@@ -158,7 +158,7 @@ export interface MerchantsServiceDeps {
 
 /**
  * Merchants and their API keys. Keys are 32 random bytes (hex), shown once, stored as SHA-256 digest
- * (lookup) and AES-256-GCM ciphertext (webhook signing) (decisions.md section 4).
+ * (lookup) and AES-256-GCM ciphertext (webhook signing) (docs/decisions.md section 4).
  */
 export function createMerchantsService(deps: MerchantsServiceDeps) {
   const { database, secretBox, clock } = deps;

@@ -35,7 +35,7 @@ export type TakeOffer = (
 }>;
 
 /**
- * Fiat PAYIN creation (merchant-api.md "createOrder - fiat PAYIN"; docs/decisions.md sections 6-7)
+ * Fiat PAYIN creation (docs/api.md "createOrder - fiat PAYIN"; docs/decisions.md sections 6-7)
  * from a parsed command. The common case is one statement (the claim: a free requisite and the
  * order on it); a shifting RUB order, a pool offer, a requisite with limits or a pool whose free
  * requisites are all held take one short transaction: the amounts lock (RUB), the disambiguated
@@ -113,7 +113,7 @@ export function createFiatPayinFlow(deps: {
           const payable = Number(taken.amount);
           checkLimits(merchant, cmd.type, payable);
           if (cmd.currency === 'RUB') await lockRubAmounts(tx, false);
-          // A pool order's amount is the offer's (docs/decisions.md section 13, issue 9).
+          // A pool order's amount is the offer's (docs/decisions.md section 23).
           return insertOrder(tx, { ...rowFor(payable, payable), ...requisiteColumns(taken.requisite) });
         }
         const amount = cmd.amount ?? 0;

@@ -35,7 +35,7 @@ interface CommandBase {
   comment: string | null;
 }
 
-/** A fiat PAYIN, parsed (merchant-api.md "createOrder - fiat PAYIN"). */
+/** A fiat PAYIN, parsed (docs/api.md "createOrder - fiat PAYIN"). */
 export interface FiatPayinCommand extends CommandBase {
   mode: 'fiat';
   type: string;
@@ -50,7 +50,7 @@ export interface FiatPayinCommand extends CommandBase {
   offerId: string | undefined;
 }
 
-/** A crypto PAYIN, parsed (merchant-api.md "createOrder - crypto PAYIN"). */
+/** A crypto PAYIN, parsed (docs/api.md "createOrder - crypto PAYIN"). */
 export interface CryptoPayinCommand extends CommandBase {
   mode: 'crypto';
   type: string;
@@ -60,7 +60,7 @@ export interface CryptoPayinCommand extends CommandBase {
   requestCurrency: string;
 }
 
-/** A PAYOUT, parsed (merchant-api.md "createOrder - PAYOUT"); the bank is checked by the service. */
+/** A PAYOUT, parsed (docs/api.md "createOrder - PAYOUT"); the bank is checked by the service. */
 export interface PayoutCommand extends CommandBase {
   mode: 'payout';
   type: string;
@@ -158,7 +158,7 @@ function parseCrypto(body: CreateOrderBody, merchant: MerchantRow, ctx: ParseCon
   if (!requestCurrency) throw new AppError('CURRENCY_NOT_ALLOWED');
   const common = base(body, ctx);
   const client = clientFields(body);
-  // A crypto order keeps only the client id (merchant-api.md crypto request table).
+  // A crypto order keeps only the client id (docs/api.md crypto request table).
   return {
     mode: 'crypto',
     ...common,

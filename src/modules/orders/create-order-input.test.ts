@@ -55,7 +55,7 @@ const body = (fields: Partial<CreateOrderBody>): CreateOrderBody => ({
   ...fields,
 });
 
-describe('integerAmount (decisions.md section 3 INVALID_AMOUNT)', () => {
+describe('integerAmount (docs/decisions.md section 3 INVALID_AMOUNT)', () => {
   const invalid: Array<[string, unknown]> = [
     ['0', 0],
     ['-1', -1],
@@ -79,7 +79,7 @@ describe('integerAmount (decisions.md section 3 INVALID_AMOUNT)', () => {
   }
 });
 
-describe('clientFields: invalid values are ignored (merchant-api.md fiat PAYIN request)', () => {
+describe('clientFields: invalid values are ignored (docs/api.md fiat PAYIN request)', () => {
   it('keeps valid values', () => {
     const out = clientFields(
       body({

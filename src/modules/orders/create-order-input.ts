@@ -15,7 +15,7 @@ export type CreateOrderBody = Static<typeof CreateOrderBodySchema>;
 /** Largest order amount we take, in currency units: far above any real order, far below float limits. */
 export const MAX_ORDER_AMOUNT = 1_000_000_000_000;
 
-/** Anti-fraud and reference fields: an invalid value is dropped, the order is still created (merchant-api.md). */
+/** Anti-fraud and reference fields: an invalid value is dropped, the order is still created (docs/api.md). */
 export interface ClientFields {
   clientId: string | null;
   clientRegisteredAt: Date | null;
@@ -31,7 +31,7 @@ function countOrNull(value: unknown): number | null {
     : null;
 }
 
-/** Client fields with invalid values ignored (merchant-api.md fiat PAYIN request table). */
+/** Client fields with invalid values ignored (docs/api.md fiat PAYIN request table). */
 export function clientFields(body: CreateOrderBody): ClientFields {
   let registered: Date | null = null;
   const text = typeof body.client_registered_at === 'string' ? body.client_registered_at.trim() : '';
@@ -54,7 +54,7 @@ export function clientFields(body: CreateOrderBody): ClientFields {
 }
 
 /**
- * A fiat or payout amount: a positive integer (decisions.md section 3 INVALID_AMOUNT).
+ * A fiat or payout amount: a positive integer (docs/decisions.md section 3 INVALID_AMOUNT).
  * JSON `1000.0` parses as 1000 and is taken; strings are not amounts.
  */
 export function integerAmount(value: unknown): number {
@@ -64,7 +64,7 @@ export function integerAmount(value: unknown): number {
   return value;
 }
 
-/** Which creation mode a request selects (merchant-api.md: `direction`, then a crypto `type`). */
+/** Which creation mode a request selects (docs/api.md: `direction`, then a crypto `type`). */
 export type OrderMode = 'fiat' | 'crypto' | 'payout';
 
 export function orderMode(body: CreateOrderBody): OrderMode {

@@ -103,7 +103,7 @@ export function createOrderLifecycle(deps: {
       }
       let credited: { currency: string; amount: Decimal };
       if (order.method === 'payout') {
-        // A payout's success debits its hold: amountAfterFee leaves the balance (decisions.md section 6).
+        // A payout's success debits its hold: amountAfterFee leaves the balance (docs/decisions.md section 6).
         const captured = await settleHold(ex, order.id, 'captured', {
           gross: money(order.amount),
           fee: money(order.fee),

@@ -12,7 +12,7 @@ export function remainingSeconds(order: OrderRow, nowMs: number): number | undef
   return Math.max(0, Math.ceil((order.expiresAt.getTime() - nowMs) / 1000));
 }
 
-/** `payment_details` of an order (merchant-api.md "Order-creation response"). */
+/** `payment_details` of an order (docs/api.md "Order-creation response"). */
 export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
   const common = {
     address: order.pdAddress,
@@ -36,8 +36,8 @@ export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
 }
 
 /**
- * The createOrder answer for a fiat PAYIN (merchant-api.md "createOrder - fiat PAYIN" response;
- * decisions.md section 2 adds `direction` and `remainingSeconds`). USDT fields are null unless
+ * The createOrder answer for a fiat PAYIN (docs/api.md "createOrder - fiat PAYIN" response;
+ * docs/decisions.md section 2 adds `direction` and `remainingSeconds`). USDT fields are null unless
  * `convertToUsdt`.
  */
 export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl: string) {
@@ -61,7 +61,7 @@ export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl:
 }
 
 /**
- * The createOrder answer of a PAYOUT (merchant-api.md "createOrder - PAYOUT"): `currency` RUB,
+ * The createOrder answer of a PAYOUT (docs/api.md "createOrder - PAYOUT"): `currency` RUB,
  * `amountAfterFee` = what is debited; never `usdtAmount`, `usdtAmountAfterFee`, `exchangeRate`.
  */
 function payoutAnswer(order: OrderRow, publicBaseUrl: string) {
@@ -78,7 +78,7 @@ function payoutAnswer(order: OrderRow, publicBaseUrl: string) {
 }
 
 /**
- * The createOrder answer of a crypto PAYIN (merchant-api.md "createOrder - crypto PAYIN"): no
+ * The createOrder answer of a crypto PAYIN (docs/api.md "createOrder - crypto PAYIN"): no
  * `exchangeRate`; USDT methods show the exact coin amount as `usdtAmount`.
  */
 function cryptoAnswer(order: OrderRow, remaining: number | undefined, publicBaseUrl: string) {
@@ -100,7 +100,7 @@ function cryptoAnswer(order: OrderRow, remaining: number | undefined, publicBase
 }
 
 /**
- * `GET /merchant/order/{id}` payload (decisions.md section 12): the createOrder answer plus type,
+ * `GET /merchant/order/{id}` payload (docs/decisions.md section 12): the createOrder answer plus type,
  * direction, created_at (ISO 8601 UTC), success_callback_url, merchantFeePercent, convertToUsdt,
  * comment, client_id, remainingSeconds while pending, and the receipt status.
  */

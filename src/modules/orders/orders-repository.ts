@@ -148,7 +148,7 @@ export async function writeStatus(
 }
 
 /**
- * Moves pending PAYIN orders whose deadline passed to `error` (decisions.md section 5: expiry frees
+ * Moves pending PAYIN orders whose deadline passed to `error` (docs/decisions.md section 5: expiry frees
  * the amount and the requisite), at most `limit`, claimed with SKIP LOCKED so that several
  * processes sweep at once (order-lifecycle.ts only). Returns what was expired.
  */

@@ -12,7 +12,7 @@ import {
 } from './orders-schemas.js';
 import type { OrdersService } from './orders-service.js';
 
-/** Merchant order routes: createOrder, order information, order list (merchant-api.md "Endpoints"). */
+/** Merchant order routes: createOrder, order information, order list (docs/api.md "Endpoints"). */
 export function ordersRoutes(
   app: App,
   deps: {

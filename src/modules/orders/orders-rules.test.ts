@@ -12,7 +12,7 @@ import {
   usdtFigures,
 } from './orders-rules.js';
 
-describe('computeFee: round_half_up(amount * percent / 100, 2) (decisions.md section 6)', () => {
+describe('computeFee: round_half_up(amount * percent / 100, 2) (docs/decisions.md section 6)', () => {
   const cases: Array<[amount: string, percent: string, fee: string]> = [
     ['1001', '2.5', '25.03'], // 25.025 rounds up
     ['1000', '2.5', '25.00'],
@@ -37,7 +37,7 @@ describe('computeFee: round_half_up(amount * percent / 100, 2) (decisions.md sec
   });
 });
 
-describe('amountAfterFee: PAYIN minus, PAYOUT plus (decisions.md section 6)', () => {
+describe('amountAfterFee: PAYIN minus, PAYOUT plus (docs/decisions.md section 6)', () => {
   const cases: Array<[direction: 'PAYIN' | 'PAYOUT', amount: string, fee: string, expected: string]> = [
     ['PAYIN', '1001', '25.03', '975.97'],
     ['PAYOUT', '1001', '25.03', '1026.03'],
@@ -58,7 +58,7 @@ describe('amountAfterFee: PAYIN minus, PAYOUT plus (decisions.md section 6)', ()
   });
 });
 
-describe('usdtFigures (decisions.md section 6)', () => {
+describe('usdtFigures (docs/decisions.md section 6)', () => {
   const cases: Array<[amount: string, fee: string, rate: string, usdt: string, usdtAfterFee: string]> = [
     ['1000', '25', '92.5', '10.81', '10.54'], // 10.8108..., 10.5405...
     ['1001', '0', '40', '25.03', '25.03'], // 25.025 rounds half up
@@ -75,7 +75,7 @@ describe('usdtFigures (decisions.md section 6)', () => {
   }
 });
 
-describe('resolveDeviation (merchant-api.md amount disambiguation rules 1-3)', () => {
+describe('resolveDeviation (docs/api.md amount disambiguation rules 1-3)', () => {
   const none: Deviation = { up: 0, down: 0 };
   const defaults: Deviation = { up: 5, down: 3 };
 
@@ -112,7 +112,7 @@ describe('resolveDeviation (merchant-api.md amount disambiguation rules 1-3)', (
   });
 });
 
-describe('disambiguationCandidates (decisions.md section 7)', () => {
+describe('disambiguationCandidates (docs/decisions.md section 7)', () => {
   const cases: Array<[amount: number, deviation: Deviation, expected: number[]]> = [
     [1000, { up: 2, down: 2 }, [1000, 1001, 999, 1002, 998]],
     [1000, { up: 3, down: 1 }, [1000, 1001, 999, 1002, 1003]],
@@ -138,7 +138,7 @@ describe('disambiguationCandidates (decisions.md section 7)', () => {
   });
 });
 
-describe('disambiguateAmount (merchant-api.md amount disambiguation rules 4-5)', () => {
+describe('disambiguateAmount (docs/api.md amount disambiguation rules 4-5)', () => {
   const dev: Deviation = { up: 2, down: 2 };
   const cases: Array<[name: string, taken: string[], expected: number]> = [
     ['a free original is kept', [], 1000],

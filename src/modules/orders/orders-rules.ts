@@ -2,7 +2,7 @@ import type { Decimal } from 'decimal.js';
 import { money, roundHalfUp } from '../../lib/money.js';
 
 /**
- * Merchant fee: `round_half_up(amount * percent / 100, 2)` (decisions.md section 6).
+ * Merchant fee: `round_half_up(amount * percent / 100, 2)` (docs/decisions.md section 6).
  * `amount` in currency units; `percent` like "2.5" for 2.5 %.
  */
 export function computeFee(amount: Decimal, percent: Decimal): Decimal {
@@ -15,8 +15,8 @@ export function amountAfterFee(direction: 'PAYIN' | 'PAYOUT', amount: Decimal, f
 }
 
 /**
- * USDT figures of a fiat order with `convertToUsdt` (merchant-api.md createOrder response;
- * decisions.md section 6): `usdtAmount = round(amount / rate, 2)`,
+ * USDT figures of a fiat order with `convertToUsdt` (docs/api.md createOrder response;
+ * docs/decisions.md section 6): `usdtAmount = round(amount / rate, 2)`,
  * `usdtAmountAfterFee = round((amount - fee) / rate, 2)`, `rate` = units of currency per USDT.
  */
 export function usdtFigures(
@@ -37,7 +37,7 @@ export interface Deviation {
 }
 
 /**
- * Resolves the deviation (merchant-api.md "Amount disambiguation rules" 1-3): only RUB PAYIN;
+ * Resolves the deviation (docs/api.md "Amount disambiguation rules" 1-3): only RUB PAYIN;
  * a value in the request wins over the merchant default, field by field; both zero means disabled
  * (returns undefined).
  */
@@ -55,7 +55,7 @@ export function resolveDeviation(
 
 /**
  * Candidate payable amounts in the order they are tried: the amount itself, then +1, -1, +2, -2, ...
- * within `[amount - down, amount + up]`, never below 1 (decisions.md section 7).
+ * within `[amount - down, amount + up]`, never below 1 (docs/decisions.md section 7).
  */
 export function disambiguationCandidates(amount: number, deviation: Deviation): number[] {
   const out = [amount];
@@ -68,7 +68,7 @@ export function disambiguationCandidates(amount: number, deviation: Deviation): 
 }
 
 /**
- * Picks the payable amount (merchant-api.md "Amount disambiguation rules" 4-5): the first candidate
+ * Picks the payable amount (docs/api.md "Amount disambiguation rules" 4-5): the first candidate
  * not held by an active pending order; when every value is taken, the original amount.
  * `taken` holds the payable amounts of active pending RUB PAYIN orders, as strings like "1000".
  */

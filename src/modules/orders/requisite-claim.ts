@@ -56,7 +56,7 @@ const lastOrderTimeOn = (
   ORDER BY ${orders.seq} DESC LIMIT 1)`;
 
 /**
- * Room under the requisite's limits (decisions.md section 7): fewer pending orders than
+ * Room under the requisite's limits (docs/decisions.md section 7): fewer pending orders than
  * max_active_orders, today's turnover plus `amount` within daily_limit. Seen with the statement's
  * snapshot: a pick that takes a limited requisite checks again after locking it (withinLimits).
  */
@@ -197,7 +197,7 @@ export type Claim = ReturnType<typeof createClaim>;
 
 /**
  * Takes a requisite inside the caller's transaction when the one-statement claim could not
- * (decisions.md section 7): the least recently assigned eligible one not held by another order;
+ * (docs/decisions.md section 7): the least recently assigned eligible one not held by another order;
  * when all are held, it waits for the first. A requisite with limits is checked again after it is
  * locked, with a fresh snapshot, and passed over if it has no room left. Returns undefined when none fits.
  */
@@ -278,7 +278,7 @@ export async function lockRubAmounts(ex: Executor, exclusive: boolean): Promise<
 }
 
 /**
- * The payable amount a shifting RUB PAYIN takes (decisions.md section 7; merchant-api.md "Amount
+ * The payable amount a shifting RUB PAYIN takes (docs/decisions.md section 7; docs/api.md "Amount
  * disambiguation rules" 4-5): the first of `amount`, +1, -1, +2, -2, ... within
  * `[amount - down, amount + up]` (never below 1) that no active pending RUB PAYIN order holds, or
  * `amount` when all are held. One statement whatever the window (bounded by MAX_AMOUNT_DEVIATION):

@@ -4,7 +4,7 @@ import { allowlistedAddress, allowlistedHost, isPublicAddress, parseAllowlist } 
 
 // Pure classification only: nothing here opens a connection or resolves a name.
 
-/** Destinations a merchant URL must never reach (decisions.md sections 9 and 11). */
+/** Destinations a merchant URL must never reach (docs/decisions.md sections 9 and 11). */
 const HOSTILE: Array<[string, string]> = [
   ['127.0.0.1', 'loopback'],
   ['127.255.255.254', 'loopback, top of 127/8'],
@@ -83,7 +83,7 @@ const PUBLIC: string[] = [
   '64:ff9b::808:808',
 ];
 
-describe('isPublicAddress (decisions.md sections 9, 11)', () => {
+describe('isPublicAddress (docs/decisions.md sections 9, 11)', () => {
   it(`refuses ${HOSTILE.length} hostile addresses`, () => {
     assert.ok(HOSTILE.length >= 40, 'the table covers at least 40 addresses');
     const leaked = HOSTILE.filter(([address]) => isPublicAddress(address));

@@ -17,7 +17,7 @@ const Standard = Type.Object({
   ),
 });
 
-/** `GET /merchant/bank-standards` (decisions.md section 12). */
+/** `GET /merchant/bank-standards` (docs/decisions.md section 12). */
 export function bankStandardsRoutes(
   app: App,
   deps: {

@@ -28,7 +28,7 @@ import {
 import type { ReceiptsService } from '../receipts/index.js';
 
 /**
- * PAYOUT orders (merchant-api.md "createOrder - PAYOUT"; docs/decisions.md sections 6 and 10): the
+ * PAYOUT orders (docs/api.md "createOrder - PAYOUT"; docs/decisions.md sections 6 and 10): the
  * funds are held at creation and debited when an operator marks the payout sent.
  */
 export function createPayoutsService(deps: {

@@ -19,7 +19,7 @@ export const OfferInput = {
   ttl_seconds: Type.Integer({ minimum: 60, maximum: 86_400 }),
 };
 
-/** `GET /merchant/pool/requisites` (decisions.md section 12; issue 9): `{success, data, requisites}`. */
+/** `GET /merchant/pool/requisites` (docs/decisions.md section 12; issue 9): `{success, data, requisites}`. */
 export function poolMerchantRoutes(
   app: App,
   deps: {

@@ -15,7 +15,7 @@ export interface RateRule {
 }
 
 /**
- * The contract's limits (merchant-api.md "Limits"; decisions.md section 12): 6 per second for the
+ * The contract's limits (docs/api.md "Limits"; docs/decisions.md section 12): 6 per second for the
  * read endpoints and the receipt upload, 1 per 5 s for PAYOUT createOrder; PAYIN createOrder takes
  * the merchant's setting (default 10 per second).
  */
@@ -56,8 +56,8 @@ export function redisLimiters(redis: Redis): LimiterFactory {
 }
 
 /**
- * Rate limits per (IP, endpoint, `client-api-key`) (merchant-api.md "Rate-limit rules"). Over the
- * limit: 429 TOO_MANY_REQUESTS with `Retry-After` in seconds (decisions.md section 2).
+ * Rate limits per (IP, endpoint, `client-api-key`) (docs/api.md "Rate-limit rules"). Over the
+ * limit: 429 TOO_MANY_REQUESTS with `Retry-After` in seconds (docs/decisions.md section 2).
  */
 export function createRateLimits(options: {
   enabled: boolean;

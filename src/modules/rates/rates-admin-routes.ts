@@ -4,7 +4,7 @@ import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { RateSchema } from './rates-admin-schemas.js';
 import type { RatesService } from './rates-service.js';
 
-/** Admin API for exchange rates (decisions.md section 6). */
+/** Admin API for exchange rates (docs/decisions.md section 6). */
 export function ratesAdminRoutes(app: App, deps: { rates: RatesService }) {
   app.put(
     '/admin/rates',

@@ -11,7 +11,7 @@ import { writeAudit } from '../audit/index.js';
 const CODE = /^[A-Z]{3,5}$/;
 
 /**
- * Exchange rates (decisions.md section 6): (base, quote, rate, source, updated_at); a rate older than
+ * Exchange rates (docs/decisions.md section 6): (base, quote, rate, source, updated_at); a rate older than
  * RATE_MAX_AGE counts as missing.
  */
 export function createRatesService(deps: { database: Database; clock: Clock; maxAgeSeconds: number }) {

@@ -1,5 +1,5 @@
 /**
- * Receipts (merchant-api.md "POST /merchant/receipt/upload"; docs/decisions.md section 9): upload by
+ * Receipts (docs/api.md "POST /merchant/receipt/upload"; docs/decisions.md section 9): upload by
  * file or URL, content checks, storage, moderation; payouts' proofs of transfer.
  */
 export { MAX_RECEIPT_BYTES } from './receipt-content.js';

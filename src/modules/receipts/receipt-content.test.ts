@@ -5,7 +5,7 @@ import { AppError } from '../../lib/errors.js';
 import { judgeReceiptContent, MAX_RECEIPT_BYTES, RECEIPT_TYPES, SNIFF_BYTES } from './receipt-content.js';
 import { MAX_REDIRECTS, parseReceiptUrl, RECEIPT_URL_TIMEOUT_MS } from './receipt-fetch.js';
 
-// Unit tests of the receipt content rules (merchant-api.md receipt rules 2-3, decisions.md section 9)
+// Unit tests of the receipt content rules (docs/api.md receipt rules 2-3, docs/decisions.md section 9)
 // and of the receipt URL parser. No network: parseReceiptUrl only parses.
 
 /** A JPEG as cameras write it (SOI, APP1/Exif), not the JFIF form of the helper. */

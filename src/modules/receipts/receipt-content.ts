@@ -1,12 +1,12 @@
 import { fileTypeFromBuffer } from 'file-type';
 
-/** Largest receipt, bytes (merchant-api.md "Limits": 5 MB, file and URL). */
+/** Largest receipt, bytes (docs/api.md "Limits": 5 MB, file and URL). */
 export const MAX_RECEIPT_BYTES = 5 * 1024 * 1024;
 
 /** Bytes of the head that content sniffing reads. */
 export const SNIFF_BYTES = 4100;
 
-/** Receipt formats by content (merchant-api.md receipt rules 2-3). */
+/** Receipt formats by content (docs/api.md receipt rules 2-3). */
 export const RECEIPT_TYPES: Record<string, string[]> = {
   'application/pdf': ['pdf'],
   'image/jpeg': ['jpg', 'jpeg'],
@@ -18,7 +18,7 @@ export type ContentVerdict =
   | { ok: false; problem: 'unsupported' | 'mismatch' };
 
 /**
- * Judges a receipt by its first bytes (merchant-api.md receipt rule 2; decisions.md section 9):
+ * Judges a receipt by its first bytes (docs/api.md receipt rule 2; docs/decisions.md section 9):
  * content that is not PDF, JPEG or PNG is unsupported. The bytes decide; a declaration only counts
  * when it names one of these three formats and contradicts the bytes (a PNG declared
  * `application/pdf`, or named `.pdf`): a mismatch. Any other declared type (none, which busboy

@@ -5,7 +5,7 @@ import type { OutboundGuard } from '../outbound/index.js';
 import { MAX_RECEIPT_BYTES } from './receipt-content.js';
 import type { ReceiptStorage } from './receipt-storage.js';
 
-/** Whole-download limit and redirect limit (merchant-api.md receipt rule 3; decisions.md section 9). */
+/** Whole-download limit and redirect limit (docs/api.md receipt rule 3; docs/decisions.md section 9). */
 export const RECEIPT_URL_TIMEOUT_MS = 15_000;
 export const MAX_REDIRECTS = 3;
 
@@ -60,7 +60,7 @@ export function parseReceiptUrl(text: string): URL {
 }
 
 /**
- * Downloads a receipt URL into the storage's spool (decisions.md section 9): every connection,
+ * Downloads a receipt URL into the storage's spool (docs/decisions.md section 9): every connection,
  * redirects included (at most 3), goes through the outbound guard; 15 s for the whole download;
  * reading stops past 5 MB. Throws RECEIPT_URL_INVALID / _FORBIDDEN_HOST / _TIMEOUT / _HTTP_ERROR /
  * _TOO_LARGE.

@@ -11,7 +11,7 @@ import { ReceiptSchema } from './receipts-admin-schemas.js';
 import type { ReceiptsService } from './receipts-service.js';
 
 /**
- * `POST /merchant/receipt/upload` (merchant-api.md): multipart (`orderId`, `receipt` file; signed as
+ * `POST /merchant/receipt/upload` (docs/api.md): multipart (`orderId`, `receipt` file; signed as
  * an empty body) or JSON (`orderId`, `receiptUrl`; signed over the compact JSON). Answers
  * `{success, purchaseId, internalId}`.
  */

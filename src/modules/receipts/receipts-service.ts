@@ -39,7 +39,7 @@ export function receiptView(r: ReceiptRow) {
 }
 
 /**
- * Receipts (merchant-api.md "POST /merchant/receipt/upload"; decisions.md section 9): upload by file
+ * Receipts (docs/api.md "POST /merchant/receipt/upload"; docs/decisions.md section 9): upload by file
  * or URL, content checks, storage, and moderation by support.
  */
 export function createReceiptsService(deps: {

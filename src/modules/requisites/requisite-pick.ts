@@ -22,7 +22,7 @@ export interface PickOperands {
 export type PickLock = 'skip-locked' | 'wait';
 
 /**
- * The query that picks one requisite for an order (decisions.md section 7): enabled, same currency,
+ * The query that picks one requisite for an order (docs/decisions.md section 7): enabled, same currency,
  * a kind that fits the type, at the bank a same-bank type needs, the amount within min/max; plus
  * the caller's `load` condition over the candidate's id (room under max active orders and the
  * daily turnover limit: the orders module knows the orders), ordered by the caller's `order`

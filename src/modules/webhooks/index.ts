@@ -1,5 +1,5 @@
 /**
- * The success webhook (merchant-api.md "Events"; docs/decisions.md section 11): the outbox row
+ * The success webhook (docs/api.md "Events"; docs/decisions.md section 11): the outbox row
  * written with the move to success, the dispatcher with its exact retry schedule, resends.
  */
 export { type WebhookBody, WebhookBodySchema } from './webhook-body.js';

@@ -55,7 +55,7 @@ function row(overrides: Partial<OrderRow> = {}): OrderRow {
 const BASE_KEYS = ['id', 'order_id', 'type', 'amount', 'currency', 'status', 'created_at', 'amountAfterFee'];
 const OPTIONAL_KEYS = ['usdtAmount', 'usdtAmountAfterFee', 'exchangeRate', 'cryptoAmount', 'direction'];
 
-describe('webhookBody (merchant-api.md "Webhook body fields"; decisions.md sections 10, 11)', () => {
+describe('webhookBody (docs/api.md "Webhook body fields"; docs/decisions.md sections 10, 11)', () => {
   it('a fiat PAYIN is exactly the compact JSON of the base keys in contract order', () => {
     const text = webhookBody(row());
     assert.equal(
@@ -190,7 +190,7 @@ describe('webhookBody (merchant-api.md "Webhook body fields"; decisions.md secti
   });
 });
 
-describe('webhookTimestamp (decisions.md section 11: UTC "YYYY-MM-DD HH:MM:SS.mmm")', () => {
+describe('webhookTimestamp (docs/decisions.md section 11: UTC "YYYY-MM-DD HH:MM:SS.mmm")', () => {
   const cases: Array<[number, string]> = [
     [Date.UTC(2026, 0, 2, 3, 4, 5, 6), '2026-01-02 03:04:05.006'],
     [Date.UTC(2025, 11, 31, 23, 59, 59, 999), '2025-12-31 23:59:59.999'],

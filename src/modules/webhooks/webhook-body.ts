@@ -3,7 +3,7 @@ import { money, toJsonAmount } from '../../lib/money.js';
 import type { OrderRow } from '../orders/index.js';
 
 /**
- * The success webhook body (merchant-api.md "Webhook body fields"; decisions.md sections 10-11), the
+ * The success webhook body (docs/api.md "Webhook body fields"; docs/decisions.md sections 10-11), the
  * one definition of it: the bodies below are built as its type, serialised with its keys in its
  * order, and the OpenAPI document shows it. Keys in this order, absent ones left out.
  */
@@ -41,7 +41,7 @@ function serialise(body: WebhookBody): string {
   return JSON.stringify(body, BODY_KEYS);
 }
 
-/** `created_at` of a webhook: UTC `YYYY-MM-DD HH:MM:SS.mmm` (decisions.md section 11). */
+/** `created_at` of a webhook: UTC `YYYY-MM-DD HH:MM:SS.mmm` (docs/decisions.md section 11). */
 export function webhookTimestamp(date: Date): string {
   return date.toISOString().replace('T', ' ').replace('Z', '');
 }
@@ -73,7 +73,7 @@ export function webhookBody(order: OrderRow): string {
 }
 
 /**
- * The webhook of a crypto PAYIN (merchant-api.md webhook table): `amount` is the request amount in
+ * The webhook of a crypto PAYIN (docs/api.md webhook table): `amount` is the request amount in
  * the request currency; `amountAfterFee` the RUB credited (or the RUB equivalent for a USDT-settled
  * merchant); `usdtAmount` only for `usdt_trc20` and `ton`, equal to the crypto amount paid;
  * `usdtAmountAfterFee` only when USDT was credited; no `exchangeRate`; `cryptoAmount` = the exact
@@ -90,7 +90,7 @@ function cryptoWebhookBody(order: OrderRow): string {
     currency: order.currency,
     status: 'success',
     created_at: webhookTimestamp(order.createdAt),
-    // Fixed to the credited amount on success (decisions.md section 6).
+    // Fixed to the credited amount on success (docs/decisions.md section 6).
     amountAfterFee: toJsonAmount(order.amountAfterFee),
   };
   if (order.type === 'usdt_trc20' || order.type === 'ton') body.usdtAmount = paid.toNumber();

@@ -1,5 +1,5 @@
 /**
- * Delays before each retry, in seconds (merchant-api.md "Retry schedule"; decisions.md section 11):
+ * Delays before each retry, in seconds (docs/api.md "Retry schedule"; docs/decisions.md section 11):
  * 15 s, 1 min, 5 min, 15 min, 1 h. After the 5th retry fails the delivery is exhausted.
  */
 export const RETRY_DELAYS_SECONDS = [15, 60, 300, 900, 3600] as const;
@@ -7,7 +7,7 @@ export const RETRY_DELAYS_SECONDS = [15, 60, 300, 900, 3600] as const;
 /** Tries in all: the first one plus one per retry delay. */
 export const MAX_TRIES = RETRY_DELAYS_SECONDS.length + 1;
 
-/** How long the service waits for the merchant's answer (decisions.md section 11), ms. */
+/** How long the service waits for the merchant's answer (docs/decisions.md section 11), ms. */
 export const ANSWER_TIMEOUT_MS = 10_000;
 
 /**
@@ -18,7 +18,7 @@ export function retryDelayAfter(tryNo: number): number | undefined {
   return RETRY_DELAYS_SECONDS[tryNo - 1];
 }
 
-/** Only HTTP 200 acknowledges a webhook (merchant-api.md "Events": any other code causes a retry). */
+/** Only HTTP 200 acknowledges a webhook (docs/api.md "Events": any other code causes a retry). */
 export function isAcknowledged(statusCode: number | undefined): boolean {
   return statusCode === 200;
 }

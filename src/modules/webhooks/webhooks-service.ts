@@ -42,14 +42,14 @@ function deliveryView(
   };
 }
 
-/** The webhook outbox as the rest of the service sees it (decisions.md section 11). */
+/** The webhook outbox as the rest of the service sees it (docs/decisions.md section 11). */
 export function createWebhooksService(deps: { database: Database; clock: Clock; onEnqueued?: () => void }) {
   const { database, clock } = deps;
   const db = database.db;
 
   /**
    * Success hook for the order lifecycle: writes the outbox row, due at once, in the transaction of
-   * the move to `success`; nothing when the order has no `success_callback_url` (merchant-api.md Events).
+   * the move to `success`; nothing when the order has no `success_callback_url` (docs/api.md Events).
    */
   const enqueueOnSuccess: SuccessHook = async (ex: Executor, order) => {
     if (!order.successCallbackUrl) return;

@@ -8,6 +8,7 @@
 /** Module ranks: a module may import only modules of a lower rank (docs/architecture.md "Layers"). */
 const RANKS = {
   catalog: 0,
+  'bank-messages': 0,
   audit: 0,
   outbound: 0,
   'rate-limits': 0,

@@ -1,0 +1,54 @@
+import { amountGroup as A, type BankFormat, MASK_DIGITS as M, pattern, RUB } from '../bank-rule.js';
+import { blockRule, otpRule } from '../common-rules.js';
+
+/** Gazprombank: "Telecard" SMS in transliteration. Synthetic examples. */
+export const gasprom: BankFormat = {
+  code: 'gasprom',
+  name: 'Газпромбанк',
+  senders: ['Telecard', 'GPB'],
+  packages: ['ru.gazprombank.android.mobilebank.app'],
+  rules: [
+    {
+      id: 'gasprom.credit.sms',
+      kind: 'credit',
+      channels: ['sms'],
+      pattern: pattern(
+        String.raw`^Telecard; Card${M}; (?:Zachislenie|Popolnenie); ${A('amount')} ?${RUB};(?: Balans:? ${A('balance')} ?₽)?`,
+      ),
+      examples: [
+        {
+          text: 'Telecard; Card1234; Zachislenie; 1500.00 RUR; Balans 25340.50 RUR',
+          fields: { amount: '1500.00', currency: 'RUB', mask: '1234', balance: '25340.50' },
+        },
+      ],
+    },
+    {
+      id: 'gasprom.credit.push',
+      kind: 'credit',
+      channels: ['push'],
+      pattern: pattern(String.raw`^Зачисление ${A('amount')} ?${RUB}(?: по СБП)?(?: от (?<payer>.+?))?$`),
+      examples: [
+        {
+          text: 'Зачисление 1 200 ₽ по СБП от Анна К.',
+          fields: { amount: '1200', currency: 'RUB', payer: 'Анна К.' },
+        },
+      ],
+    },
+    {
+      id: 'gasprom.debit',
+      kind: 'debit',
+      channels: ['sms', 'push'],
+      pattern: pattern(
+        String.raw`^Telecard; Card${M}; (?:Pokupka|Spisanie|Oplata|Perevod); ${A('amount')} ?${RUB}`,
+      ),
+      examples: [
+        {
+          text: 'Telecard; Card1234; Pokupka; 350.00 RUR; PYATEROCHKA',
+          fields: { amount: '350.00', currency: 'RUB', mask: '1234' },
+        },
+      ],
+    },
+    blockRule('gasprom', [{ text: 'Карта *1234 заблокирована. Газпромбанк', fields: {} }]),
+    otpRule('gasprom', [{ text: 'Код: 1937. Никому не сообщайте код', fields: {} }]),
+  ],
+};

@@ -1,0 +1,80 @@
+/**
+ * Normalisation of a bank message before its rules run (issue 19 section 2): the bank's own words
+ * arrive with typographic spaces, look-alike letters and several spellings of the rouble, and a
+ * rule written for one spelling must match them all.
+ */
+
+/** Spaces a bank or a phone may put inside amounts and between words: NBSP, thin, narrow, figure. */
+const ODD_SPACES = /[\u00A0\u2000-\u200A\u202F\u205F\u3000\t]/g;
+/** Hyphens and dashes that stand for '-' (non-breaking hyphen, figure/en/em dash, minus sign). */
+const ODD_HYPHENS = /[\u2010\u2011\u2012\u2013\u2014\u2212]/g;
+/** Zero-width characters, never meaningful in a message. */
+const ZERO_WIDTH = /[\u200B-\u200D\u2060\uFEFF]/g;
+
+/** Latin letters that look like Cyrillic ones, as they appear in mixed-script words. */
+const LATIN_TO_CYRILLIC: Record<string, string> = {
+  A: 'А',
+  B: 'В',
+  C: 'С',
+  E: 'Е',
+  H: 'Н',
+  K: 'К',
+  M: 'М',
+  O: 'О',
+  P: 'Р',
+  T: 'Т',
+  X: 'Х',
+  Y: 'У',
+  a: 'а',
+  c: 'с',
+  e: 'е',
+  o: 'о',
+  p: 'р',
+  x: 'х',
+  y: 'у',
+  k: 'к',
+  m: 'м',
+};
+const CYRILLIC = /[\u0400-\u04FF]/;
+const MIXED_WORD = /[A-Za-z\u0400-\u04FF]+/g;
+
+/**
+ * The rouble's spellings after an amount (`р`, `р.`, `руб`, `руб.`, `рублей`, `RUB`, `RUR`, `₽`) become
+ * `₽`; the lookbehind keeps it to what follows a digit, so `р` inside a word is untouched.
+ */
+const ROUBLE = /(?<=\d ?)(?:₽|руб(?:л(?:ей|я|ь))?\.?|р\.?|RUB|RUR)(?![A-Za-z\u0400-\u04FF])/giu;
+
+/** Thousands separators inside an amount (`1 500`, `1,500.00`, `1'500`) joined, decimals kept. */
+const SPACED_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:[ '](\d{3}))+)(?=[.,]\d{1,2}(?!\d)|(?!\d))/g;
+
+/** `1,500.00` (comma thousands with a dot decimal) becomes `1500.00`. */
+const COMMA_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?=\.\d{1,2}(?!\d))/g;
+
+/**
+ * Returns the text with one kind of space (single spaces, trimmed), one hyphen, Cyrillic letters in
+ * words that mix scripts, `₽` for every spelling of the rouble, and amounts without thousands
+ * separators; decimal commas are kept (`parseAmount` reads both).
+ */
+export function normaliseMessage(text: string): string {
+  let out = text.normalize('NFC').replace(ZERO_WIDTH, '').replace(ODD_SPACES, ' ').replace(ODD_HYPHENS, '-');
+  out = out.replace(/\r?\n/g, ' ');
+  out = out.replace(MIXED_WORD, (word) =>
+    CYRILLIC.test(word) ? word.replace(/[A-Za-z]/g, (ch) => LATIN_TO_CYRILLIC[ch] ?? ch) : word,
+  );
+  out = out.replace(COMMA_THOUSANDS, (_m, head: string, rest: string) => head + rest.replace(/,/g, ''));
+  out = out.replace(SPACED_THOUSANDS, (_m, head: string, rest: string) => head + rest.replace(/[ ']/g, ''));
+  out = out.replace(ROUBLE, '₽');
+  return out.replace(/ {2,}/g, ' ').trim();
+}
+
+/**
+ * An amount as matched by a rule's group (digits, optional decimal comma or dot, spaces already
+ * joined by `normaliseMessage`) as a decimal string with a dot: `1500,5` -> `1500.5`. Returns
+ * undefined for anything else (never guesses).
+ */
+export function parseAmount(group: string | undefined): string | undefined {
+  if (!group) return undefined;
+  const text = group.replace(/ /g, '');
+  if (!/^\d+(?:[.,]\d{1,2})?$/.test(text)) return undefined;
+  return text.replace(',', '.').replace(/^0+(?=\d)/, '');
+}

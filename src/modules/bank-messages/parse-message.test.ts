@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BANK_FORMATS, bankFormat } from './bank-formats.js';
+import type { BankFormat } from './bank-rule.js';
+import { banksOfSource, parseBankMessage } from './parse-message.js';
+
+const bank = (code: string) => bankFormat(code) as BankFormat;
+const sms = (code: string, text: string) => parseBankMessage(bank(code), { channel: 'sms', text });
+
+describe('parseBankMessage: the amount comes only from a credit rule (issue 19 section 2)', () => {
+  it('never the balance, the mask or the time, even when they come first', () => {
+    const parsed = sms('sber', 'СЧЁТ1234 10:15 Перевод 750р от Анна К. Баланс: 99 999р');
+    assert.equal(parsed.status, 'parsed');
+    assert.equal(parsed.status === 'parsed' && parsed.fields.amount, '750');
+    assert.equal(parsed.status === 'parsed' && parsed.fields.balance, '99999');
+  });
+
+  it('a purchase and an outgoing transfer are debits, not credits', () => {
+    for (const [code, text] of [
+      ['sber', 'MIR-4821 14:20 Покупка 1500р PYATEROCHKA Баланс: 3 050р'],
+      ['tbank', 'Перевод, счет RUB. 1 500 ₽. Пётр С. Доступно 2 950 ₽'],
+      ['vtb', 'Списание 1500р Счет*1234 Перевод Пётр С. Баланс 3000р 14:10'],
+    ] as const) {
+      const parsed = sms(code, text);
+      assert.equal(parsed.status === 'parsed' && parsed.kind, 'debit', text);
+    }
+  });
+
+  it('a text no rule knows is unparsed, not a credit of its first number', () => {
+    assert.deepEqual(sms('sber', 'Вам начислено 1500 бонусов СберСпасибо'), { status: 'unparsed' });
+    assert.deepEqual(sms('tbank', 'Кэшбэк 150 ₽ за ноябрь'), { status: 'unparsed' });
+  });
+
+  it('rules that disagree make the message ambiguous', () => {
+    const format: BankFormat = {
+      ...bank('ozon'),
+      rules: [
+        ...bank('ozon').rules,
+        {
+          id: 'ozon.test-debit',
+          kind: 'debit',
+          channels: ['sms'],
+          pattern: /^Пополнение на (?<amount>\d+)/u,
+          examples: [],
+        },
+      ],
+    };
+    const parsed = parseBankMessage(format, { channel: 'sms', text: 'Пополнение на 1500 ₽ от Анна К.' });
+    assert.deepEqual(parsed, { status: 'ambiguous', ruleIds: ['ozon.credit.sms', 'ozon.test-debit'] });
+  });
+
+  it('an SMS-only rule does not read a push, and a push rule not an SMS', () => {
+    assert.equal(
+      parseBankMessage(bank('sber'), { channel: 'sms', text: 'Перевод от Анна К. +1 500 ₽' }).status,
+      'unparsed',
+    );
+    const push = parseBankMessage(bank('sber'), { channel: 'push', text: 'Перевод от Анна К. +1 500 ₽' });
+    assert.equal(push.status === 'parsed' && push.fields.amount, '1500');
+  });
+
+  it('a push whose text needs its title is read with the title', () => {
+    const parsed = parseBankMessage(bank('alfa'), {
+      channel: 'push',
+      title: 'Входящий перевод',
+      text: '4 100 ₽ от Анна К.',
+    });
+    assert.equal(parsed.status === 'parsed' && parsed.fields.amount, '4100');
+  });
+});
+
+describe('parseBankMessage: normalised before matching', () => {
+  const cases: Array<[string, string, string]> = [
+    [
+      'non-breaking and thin spaces in the amount',
+      'Пополнение, счет RUB. 1\u00A0500\u2009₽. Анна К. Доступно 2\u202F000 ₽',
+      '1500',
+    ],
+    ['Latin look-alikes inside Cyrillic words', 'Пoпoлнeниe, cчeт RUB. 1 500 ₽. Анна К.', '1500'],
+    ['руб. instead of ₽', 'Пополнение, счет RUB. 1 500 руб.. Анна К.', '1500'],
+    ['RUB instead of ₽', 'Пополнение, счет RUB. 1500 RUB. Анна К.', '1500'],
+    ['a decimal comma', 'Пополнение, счет RUB. 1 500,75 ₽. Анна К.', '1500.75'],
+    ['comma thousands with a decimal dot', 'Пополнение, счет RUB. 1,500.75 ₽. Анна К.', '1500.75'],
+    ['line breaks', 'Пополнение, счет RUB.\n1 500 ₽.\nАнна К.', '1500'],
+  ];
+  for (const [name, text, amount] of cases) {
+    it(name, () => {
+      const parsed = sms('tbank', text);
+      assert.equal(parsed.status, 'parsed', `${text} -> ${JSON.stringify(parsed)}`);
+      assert.equal(parsed.status === 'parsed' && parsed.kind, 'credit');
+      assert.equal(parsed.status === 'parsed' && parsed.fields.amount, amount);
+    });
+  }
+
+  it('a time followed by a three-digit amount is not joined into one number', () => {
+    const parsed = sms('sber', 'MIR-4821 10:15 зачисление 150р Баланс: 3 400р');
+    assert.equal(parsed.status === 'parsed' && parsed.fields.amount, '150');
+    assert.equal(parsed.status === 'parsed' && parsed.fields.time, '10:15');
+  });
+
+  it('a non-breaking hyphen in the mask', () => {
+    const parsed = sms('sber', 'MIR\u20114821 09:03 зачисление 1 250р');
+    assert.equal(parsed.status === 'parsed' && parsed.fields.mask, '4821');
+  });
+});
+
+describe('banksOfSource', () => {
+  it('finds a bank by SMS sender (any case, spaces ignored) or by app package', () => {
+    assert.deepEqual(
+      banksOfSource(BANK_FORMATS, 'sms', '900').map((f) => f.code),
+      ['sber'],
+    );
+    assert.deepEqual(
+      banksOfSource(BANK_FORMATS, 'sms', 't-bank').map((f) => f.code),
+      ['tbank'],
+    );
+    assert.deepEqual(
+      banksOfSource(BANK_FORMATS, 'push', 'com.idamob.tinkoff.android').map((f) => f.code),
+      ['tbank'],
+    );
+    assert.deepEqual(banksOfSource(BANK_FORMATS, 'sms', '+79001234567'), []);
+    assert.deepEqual(banksOfSource(BANK_FORMATS, 'push', 'ru.sberbankmobile.fake'), []);
+  });
+});

@@ -40,9 +40,10 @@ const MIXED_WORD = /[A-Za-z\u0400-\u04FF]+/g;
 
 /**
  * The rouble's spellings after an amount (`р`, `р.`, `руб`, `руб.`, `рублей`, `RUB`, `RUR`, `₽`) become
- * `₽`; the lookbehind keeps it to what follows a digit, so `р` inside a word is untouched.
+ * `₽` written right after the amount; the lookbehind keeps it to what follows a digit, so `р`
+ * inside a word is untouched.
  */
-const ROUBLE = /(?<=\d ?)(?:₽|руб(?:л(?:ей|я|ь))?\.?|р\.?|RUB|RUR)(?![A-Za-z\u0400-\u04FF])/giu;
+const ROUBLE = /(?<=\d) ?(?:₽|руб(?:л(?:ей|я|ь))?\.?|р\.?|RUB|RUR)(?![A-Za-z\u0400-\u04FF])/giu;
 
 /** Thousands separators inside an amount (`1 500`, `1,500.00`, `1'500`) joined, decimals kept. */
 const SPACED_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:[ '](\d{3}))+)(?=[.,]\d{1,2}(?!\d)|(?!\d))/g;

@@ -35,6 +35,21 @@ export const gasprom: BankFormat = {
       ],
     },
     {
+      id: 'gasprom.credit.push-topup',
+      kind: 'credit',
+      channels: ['push'],
+      pattern: pattern(
+        String.raw`^Пополнение на ${A('amount')} ?${RUB}, сч[её]т RUB\.(?: (?<payer>.+?))?`,
+        String.raw`(?: Доступно ${A('balance')} ?₽)?$`,
+      ),
+      examples: [
+        {
+          text: 'Пополнение на 215 ₽, счет RUB. Пётр С. Доступно 1 693,42 ₽',
+          fields: { amount: '215', currency: 'RUB', payer: 'Пётр С.', balance: '1693.42' },
+        },
+      ],
+    },
+    {
       id: 'gasprom.debit',
       kind: 'debit',
       channels: ['sms', 'push'],

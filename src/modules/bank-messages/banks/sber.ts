@@ -13,7 +13,7 @@ export const sber: BankFormat = {
       kind: 'credit',
       channels: ['sms'],
       pattern: pattern(
-        String.raw`^(?:СЧ[ЁЕ]Т|MIR-|МИР-|VISA|ECMC|MAES)${M} ${TIME} (?:Перевод|[Зз]ачисление)`,
+        String.raw`^(?:СЧ[ЁЕ]Т|MIR-|МИР-|VISA|ECMC|MAES)${M} (?:\d{1,2}\.\d{1,2} )?${TIME} (?:Перевод|[Зз]ачисление)`,
         String.raw`(?: из (?<payerBank>[^+\d]+?))? \+?${A('amount')} ?${RUB}`,
         String.raw`(?: от (?<payer>.+?))?(?: Баланс: ${A('balance')} ?₽)?\.?$`,
       ),
@@ -28,6 +28,17 @@ export const sber: BankFormat = {
             payerBank: 'Т-Банк',
             payer: 'Анна К.',
             balance: '12500.50',
+          },
+        },
+        {
+          text: 'СЧЁТ7315 25.11 16:37 зачисление 5000р от Анна К. Баланс: 12 000.50р',
+          fields: {
+            amount: '5000',
+            currency: 'RUB',
+            mask: '7315',
+            time: '16:37',
+            payer: 'Анна К.',
+            balance: '12000.50',
           },
         },
         {
@@ -65,7 +76,7 @@ export const sber: BankFormat = {
       kind: 'debit',
       channels: ['sms', 'push'],
       pattern: pattern(
-        String.raw`^(?:СЧ[ЁЕ]Т|MIR-|МИР-|VISA|ECMC|MAES)${M} ${TIME} `,
+        String.raw`^(?:СЧ[ЁЕ]Т|MIR-|МИР-|VISA|ECMC|MAES)${M} (?:\d{1,2}\.\d{1,2} )?${TIME} `,
         String.raw`(?:Покупка|Оплата|[Сс]писание|Выдача|Перевод (?:на|для) .+?) ${A('amount')} ?${RUB}`,
       ),
       examples: [

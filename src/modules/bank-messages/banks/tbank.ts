@@ -34,12 +34,17 @@ export const tbank: BankFormat = {
       kind: 'credit',
       channels: ['push'],
       pattern: pattern(
-        String.raw`^Пополнение на ${A('amount')} ?${RUB}(?:,? ${WHERE})?\.?(?: (?:от )?(?<payer>.+?))?$`,
+        String.raw`^Пополнение на ${A('amount')} ?${RUB}(?:,? ${WHERE})?\.?(?: (?:от )?(?<payer>.+?))?`,
+        String.raw`(?: Доступно ${A('balance')} ?₽)?$`,
       ),
       examples: [
         {
           text: 'Пополнение на 3 200 ₽, счет RUB. Анна К.',
           fields: { amount: '3200', currency: 'RUB', payer: 'Анна К.' },
+        },
+        {
+          text: 'Пополнение на 215 ₽, счет RUB. Пётр С. Доступно 1 693,42 ₽',
+          fields: { amount: '215', currency: 'RUB', payer: 'Пётр С.', balance: '1693.42' },
         },
       ],
     },

@@ -28,6 +28,7 @@ const RANKS = {
   pool: 5,
   payouts: 6,
   devices: 6,
+  chains: 6,
   form: 6,
   backoffice: 7,
 };

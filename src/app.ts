@@ -7,7 +7,7 @@ import { createHttpServer } from './http/server.js';
 import { type Clock, systemClock } from './lib/clock.js';
 import type { OutboundGuard } from './modules/outbound/index.js';
 import { openReceiptStorage, type ReceiptStorage } from './modules/receipts/index.js';
-import { WebhookBodySchema } from './modules/webhooks/index.js';
+import { EVENT_TYPES, EventBodySchema, WebhookBodySchema } from './modules/webhooks/index.js';
 import { registerRoutes } from './routes.js';
 
 export type { Services } from './composition.js';
@@ -32,7 +32,10 @@ export interface AppDeps {
  */
 export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Services }> {
   const { config, database } = deps;
-  const app = await createHttpServer(config, deps.logger ?? false, { webhookBody: WebhookBodySchema });
+  const app = await createHttpServer(config, deps.logger ?? false, {
+    webhookBody: WebhookBodySchema,
+    events: { body: EventBodySchema, types: EVENT_TYPES },
+  });
   const services = createServices({
     config,
     database,

@@ -6,8 +6,16 @@ import type { Clock } from './lib/clock.js';
 import { createSecretBox } from './lib/secrets.js';
 import { createAuditService } from './modules/audit/index.js';
 import { createBanksService } from './modules/banks/index.js';
+import { chainSources, createChainsService, type SourceFactory } from './modules/chains/index.js';
 import { createCryptoService } from './modules/crypto/index.js';
-import { createDevicesService } from './modules/devices/index.js';
+import {
+  createDeviceAdmin,
+  createDeviceIngest,
+  createDeviceReview,
+  createDevicesService,
+  createLivenessSweep,
+  deviceCounts,
+} from './modules/devices/index.js';
 import { createFormService } from './modules/form/index.js';
 import { createLedgerService } from './modules/ledger/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
@@ -18,16 +26,21 @@ import {
   createOrderLifecycle,
   createOrdersService,
   disableAfterExpiredStreak,
+  orderInfo,
   requisiteLoads,
 } from './modules/orders/index.js';
 import { createOutboundGuard, type OutboundGuard } from './modules/outbound/index.js';
 import { createPayoutsService } from './modules/payouts/index.js';
 import { createPoolService } from './modules/pool/index.js';
 import { createRateLimits, redisLimiters } from './modules/rate-limits/index.js';
-import { createRatesService } from './modules/rates/index.js';
+import { buildRateSources, createRatesRefresh, createRatesService } from './modules/rates/index.js';
 import { createReceiptsService, type ReceiptStorage } from './modules/receipts/index.js';
 import { createRequisitesService } from './modules/requisites/index.js';
-import { createWebhookDispatcher, createWebhooksService } from './modules/webhooks/index.js';
+import {
+  createEventSubscriptions,
+  createWebhookDispatcher,
+  createWebhooksService,
+} from './modules/webhooks/index.js';
 
 /**
  * Every service of a process, built from the configuration and the database: the one place where
@@ -40,18 +53,50 @@ export function createServices(deps: {
   clock: Clock;
   receiptStorage: ReceiptStorage;
   guard?: OutboundGuard;
+  /** The chain watchers' sources (tests give loopback fakes' settings through the same factory). */
+  chainSources?: SourceFactory;
   log?: FastifyBaseLogger;
 }) {
   const { config, database, clock } = deps;
   const metrics = createMetrics({ poolStats: () => database.poolStats() });
+  const secretBox = createSecretBox(config.secretKey);
   const merchants = createMerchantsService({
     database,
-    secretBox: createSecretBox(config.secretKey),
+    secretBox,
     clock,
     maxAmountDeviation: config.maxAmountDeviation,
   });
   const banks = createBanksService({ database });
-  const rates = createRatesService({ database, clock, maxAgeSeconds: config.rateMaxAgeSeconds });
+  const rates = createRatesService({
+    database,
+    clock,
+    maxAgeSeconds: config.rateMaxAgeSeconds,
+    sourceMaxAgeSeconds: { cbr: config.rateCbrMaxAgeSeconds },
+    markupPayinPercent: config.rateMarkupPayinPercent,
+  });
+  const rateRefresh = createRatesRefresh({
+    rates,
+    clock,
+    sources: buildRateSources({
+      names: config.rateSources,
+      urls: config.rateSourceUrls,
+      marketMaxAgeSeconds: config.rateMaxAgeSeconds,
+      cbrMaxAgeSeconds: config.rateCbrMaxAgeSeconds,
+      intervalSeconds: config.rateSourcesIntervalSeconds,
+    }),
+  });
+  // Rate staleness alert (issue 20 section 2): the freshest source's age per pair, the stale pairs.
+  metrics.labelledGauge(
+    'rate_source_age_seconds',
+    "Age of each pair's freshest source quote (USDT/RUB...)",
+    'pair',
+    () => rates.sourceAges(),
+  );
+  metrics.gauge(
+    'rate_stale_pairs',
+    'Pairs without a fresh rate (no unexpired operator rate, no fresh source)',
+    () => rates.stalePairs(),
+  );
   const ledger = createLedgerService({ database });
   const requisites = createRequisitesService({
     database,
@@ -79,8 +124,17 @@ export function createServices(deps: {
     'Age of the oldest due, undelivered webhook (0 when none)',
     () => webhooks.outboxLagSeconds(),
   );
+  // Issue 21 section 3: the merchant's event subscriptions, written with each move through the outbox.
+  const eventSubscriptions = createEventSubscriptions({
+    database,
+    clock,
+    allowlist: config.outboundAllowlist,
+    orderObject: (o) => orderInfo(o, clock.now(), config.publicBaseUrl, null),
+    onEnqueued: () => dispatcher.wake(),
+  });
   const lifecycle = createOrderLifecycle({
     successHooks: [webhooks.enqueueOnSuccess],
+    moveHooks: [eventSubscriptions.onMoves],
     onFinished: (order, status) => metrics.orderFinished(order.type, order.direction, status),
     afterExpiry: (ex, expired) => disableAfterExpiredStreak(ex, expired, config.requisiteExpiredStreak),
   });
@@ -92,8 +146,71 @@ export function createServices(deps: {
     lifecycle,
     manualCreditMaxRatio: config.manualCreditMaxRatio,
   });
+  const chainErrors = metrics.counter('chain_watcher_errors_total', 'Chain watcher loop errors', ['chain']);
+  const chainTransfers = metrics.counter(
+    'chain_transfers_total',
+    'Transfers settled by the chain watchers, by outcome (credited, partial, late, unmatched, dropped)',
+    ['chain', 'outcome'],
+  );
+  const chainAlerts = metrics.counter('chain_alerts_total', 'Chain alerts: reorged_after_credit', [
+    'chain',
+    'kind',
+  ]);
+  const chains = createChainsService({
+    database,
+    clock,
+    secretBox,
+    env: config.chains,
+    ledger: crypto.chainTransfers,
+    sources: deps.chainSources ?? chainSources,
+    events: {
+      onError: (chain) => chainErrors({ chain }),
+      onTransfer: (chain, outcome) => chainTransfers({ chain, outcome }),
+      onAlert: (chain, kind, detail) => {
+        chainAlerts({ chain, kind });
+        deps.log?.error({ chain, ...detail }, 'chain reorg removed a credited transfer: check the order');
+      },
+    },
+  });
+  metrics.labelledGauge(
+    'chain_lag_blocks',
+    'Blocks between each chain head and its watcher cursor',
+    'chain',
+    async () => (await chains.health()).lag,
+  );
+  metrics.labelledGauge(
+    'chain_watcher_alert',
+    '1 when a chain watcher lags past its limit, its provider fails, or it has been silent',
+    'chain',
+    async () => (await chains.health()).alert,
+  );
   const pool = createPoolService({ database, clock });
   const devices = createDevicesService({ database, clock, lifecycle });
+  const deviceIngest = createDeviceIngest({
+    database,
+    clock,
+    secretBox,
+    lifecycle,
+    banks,
+    forwarderNeedsOperator: config.smsForwarderNeedsOperator,
+    metrics: metrics.devices,
+  });
+  const deviceAdmin = createDeviceAdmin({ database, clock, secretBox, publicBaseUrl: config.publicBaseUrl });
+  const deviceReview = createDeviceReview({ database, clock, lifecycle });
+  const sweepLiveness = createLivenessSweep({
+    database,
+    clock,
+    metrics: metrics.devices,
+    onOffline: (device, requisiteIds) =>
+      deps.log?.warn({ device: device.name, requisiteIds }, 'device offline: its requisites are paused'),
+  });
+  const counts = deviceCounts({ database, clock });
+  metrics.labelledGauge('devices', 'Devices by state', 'state', () => counts.byState());
+  metrics.gauge(
+    'device_review_queue_age_seconds',
+    'Age of the oldest device message waiting for an operator (0 when none)',
+    () => counts.reviewQueueAgeSeconds(),
+  );
   const payouts = createPayoutsService({ database, clock, banks, lifecycle, proofs: receipts });
   const orders = createOrdersService({
     database,
@@ -123,6 +240,9 @@ export function createServices(deps: {
     banks,
     crypto,
     database,
+    deviceAdmin,
+    deviceIngest,
+    deviceReview,
     devices,
     dispatcher,
     form: createFormService({ database, clock, receipts }),
@@ -133,13 +253,17 @@ export function createServices(deps: {
     operators: createOperatorsService({ database, clock }),
     orders,
     payouts,
+    chains,
     pool,
     rateLimits,
+    rateRefresh,
     rates,
     receipts,
     redis,
     requisites,
+    sweepLiveness,
     webhooks,
+    eventSubscriptions,
   };
 }
 

@@ -1,8 +1,25 @@
 import type { TSchema } from '@sinclair/typebox';
-import { EnvSchema } from './config.js';
+import { type ChainEnvKey, EnvSchema, WATCHED_CHAINS } from './config.js';
+
+/** `CHAIN_<CHAIN>_*` (issue 20): the same five settings for each chain. */
+function chainDescriptions(): Record<ChainEnvKey, string> {
+  const out = {} as Record<string, string>;
+  for (const chain of WATCHED_CHAINS) {
+    const p = `CHAIN_${chain.toUpperCase()}_`;
+    out[`${p}URL`] =
+      `${chain} watcher: URL of your node or provider (README "Crypto guide"); set, the watcher runs in the worker`;
+    out[`${p}API_KEY`] = `${chain} watcher: the provider's API key, if it needs one (never shown)`;
+    out[`${p}CONFIRMATIONS`] =
+      `${chain} watcher: confirmations before a credit (the payment's block counts as 1)`;
+    out[`${p}TOKEN_CONTRACT`] = `${chain} watcher: the USDT contract or jetton master (default: mainnet's)`;
+    out[`${p}POLL_SECONDS`] = `${chain} watcher: seconds between two polls (default: about the block time)`;
+  }
+  return out as Record<ChainEnvKey, string>;
+}
 
 /** What each environment variable means (the README's configuration table says the same). */
 export const ENV_DESCRIPTIONS: Record<keyof typeof EnvSchema.properties, string> = {
+  ...chainDescriptions(),
   PORT: 'HTTP port',
   HOST: 'address to listen on (0.0.0.0 behind a proxy or in a container)',
   DATA_DIR: 'embedded database (pgdata/), its lock file, generated secrets',
@@ -26,6 +43,16 @@ export const ENV_DESCRIPTIONS: Record<keyof typeof EnvSchema.properties, string>
     'bearer token of POST /chain/notifications (at least 24 characters); unset: the endpoint refuses every call',
   RATES_PROVIDER_URL:
     'an HTTP JSON source of exchange rates polled every RATES_PROVIDER_INTERVAL seconds (default 60): {"rates":[{"base":"USDT","quote":"RUB","rate":"92.5"}]} or {"USDT/RUB":"92.5","BTC/RUB":"9100000"}',
+  RATE_SOURCES:
+    'exchange rate sources to poll, comma-separated: coingecko (USDT, BTC, LTC, ETH, BNB, TON in RUB), rapira (USDT/RUB), cbr (Central Bank of Russia daily fiat rates); empty (default): none, nothing is fetched from the internet (README "Exchange rates")',
+  RATE_SOURCES_INTERVAL: 'seconds between two polls of the market sources (the CBR is read at most hourly)',
+  RATE_CBR_MAX_AGE:
+    'seconds a CBR daily rate counts as fresh (default 129600: 36 h); market sources use RATE_MAX_AGE',
+  RATE_COINGECKO_URL: 'base URL of the CoinGecko public API (a mirror, or a loopback fake in tests)',
+  RATE_RAPIRA_URL: "base URL of Rapira's public API",
+  RATE_CBR_URL: "base URL of the Central Bank of Russia's site (scripts/XML_daily.asp)",
+  RATE_MARKUP_PAYIN_PERCENT:
+    "crypto PAYIN rate markup, percent below 50 (default 0): the coin's RUB rate is lowered by it, so the client sends more coins for the same RUB; a merchant's rate_markup_percent wins",
   RECEIPTS_DIR: 'receipt files (names from our ids, never from uploads); with S3, only the upload spool',
   RECEIPTS_S3_BUCKET:
     'keep receipts in this S3-compatible bucket instead; RECEIPTS_S3_REGION (us-east-1), RECEIPTS_S3_ENDPOINT (for MinIO, Ceph, Yandex Object Storage...: path-style), RECEIPTS_S3_PREFIX (receipts/); credentials from the standard AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY',
@@ -39,6 +66,10 @@ export const ENV_DESCRIPTIONS: Record<keyof typeof EnvSchema.properties, string>
     "largest amountUp / amountDown of a request and of a merchant's defaults, in rubles (400 VALIDATION_ERROR naming the field above it): bounds the window amount disambiguation searches",
   MANUAL_CREDIT_MAX_RATIO:
     'a credit by hand (operator confirmation of a crypto order, late payment, assigning a reported transaction) may total at most cryptoAmount times this; above it only an admin, with a reason, audited with both amounts. Chain reports are credited as received',
+  SMS_FORWARDER_NEEDS_OPERATOR:
+    'true: bank messages forwarded by SmsForwarder (its body is not signed) wait in the review queue instead of confirming orders by themselves',
+  DEVICE_LIVENESS_INTERVAL:
+    "seconds between two liveness sweeps: a quiet device's requisites stop getting orders (stale, 3-10 min) or are paused (offline, over 10 min)",
   FORM_FRAME_ANCESTORS:
     "who may embed the payment form in a frame: 'none', 'self' or merchant origins (https://shop.example https://m.shop.example)",
   NODE_ENV: 'production, development or test',

@@ -1,9 +1,62 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { randomToken } from './lib/secrets.js';
 import { type Allowlist, parseAllowlist } from './modules/outbound/index.js';
+
+/** The chains of the built-in watchers (modules/chains/chain-catalog.ts `CHAIN_NAMES`). */
+export const WATCHED_CHAINS = ['ethereum', 'bsc', 'tron', 'ton', 'bitcoin', 'litecoin'] as const;
+export type WatchedChain = (typeof WATCHED_CHAINS)[number];
+
+/**
+ * `CHAIN_<CHAIN>_URL`, `_API_KEY`, `_CONFIRMATIONS`, `_TOKEN_CONTRACT`, `_POLL_SECONDS` per chain
+ * (issue 20): the same settings as `PUT /admin/chains/{chain}`, whose values win.
+ */
+type ChainEnvField = 'URL' | 'API_KEY' | 'CONFIRMATIONS' | 'TOKEN_CONTRACT' | 'POLL_SECONDS';
+export type ChainEnvKey = `CHAIN_${Uppercase<WatchedChain>}_${ChainEnvField}`;
+
+function chainEnvSchema(): Record<ChainEnvKey, TSchema> {
+  const out = {} as Record<string, TSchema>;
+  for (const chain of WATCHED_CHAINS) {
+    const p = `CHAIN_${chain.toUpperCase()}_`;
+    out[`${p}URL`] = Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' }));
+    out[`${p}API_KEY`] = Type.Optional(Type.String({ minLength: 1, maxLength: 500 }));
+    out[`${p}CONFIRMATIONS`] = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 }));
+    out[`${p}TOKEN_CONTRACT`] = Type.Optional(Type.String({ minLength: 20, maxLength: 100 }));
+    out[`${p}POLL_SECONDS`] = Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 }));
+  }
+  return out;
+}
+
+/** A chain's settings from the environment (unset fields: the admin API's or the chain's default). */
+export interface ChainEnvSettings {
+  readonly url?: string | undefined;
+  readonly apiKey?: string | undefined;
+  readonly confirmations?: number | undefined;
+  readonly tokenContract?: string | undefined;
+  readonly pollSeconds?: number | undefined;
+}
+
+function chainEnvSettings(e: Record<string, unknown>): Record<WatchedChain, ChainEnvSettings> {
+  const out = {} as Record<WatchedChain, ChainEnvSettings>;
+  for (const chain of WATCHED_CHAINS) {
+    const p = `CHAIN_${chain.toUpperCase()}_`;
+    out[chain] = Object.freeze({
+      url: e[`${p}URL`] as string | undefined,
+      apiKey: e[`${p}API_KEY`] as string | undefined,
+      confirmations: e[`${p}CONFIRMATIONS`] as number | undefined,
+      tokenContract: e[`${p}TOKEN_CONTRACT`] as string | undefined,
+      pollSeconds: e[`${p}POLL_SECONDS`] as number | undefined,
+    });
+  }
+  return Object.freeze(out);
+}
+
+/** The rate sources of issue 20 section 2 (README "Exchange rates"), as RATE_SOURCES names them. */
+export const RATE_SOURCE_NAMES = ['coingecko', 'rapira', 'cbr'] as const;
+export type RateSourceName = (typeof RATE_SOURCE_NAMES)[number];
+const RATE_SOURCE_RE = `(${RATE_SOURCE_NAMES.join('|')})`;
 
 /**
  * Every environment variable the service reads, in one schema (README "Configuration" documents each).
@@ -35,6 +88,13 @@ export const EnvSchema = Type.Object({
   CHAIN_WATCHER_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
   RATES_PROVIDER_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   RATES_PROVIDER_INTERVAL: Type.Integer({ minimum: 5, maximum: 86_400, default: 60 }),
+  RATE_SOURCES: Type.String({ pattern: `^(${RATE_SOURCE_RE}(,${RATE_SOURCE_RE})*)?$`, default: '' }),
+  RATE_SOURCES_INTERVAL: Type.Integer({ minimum: 10, maximum: 86_400, default: 60 }),
+  RATE_CBR_MAX_AGE: Type.Integer({ minimum: 3600, maximum: 7 * 86_400, default: 129_600 }),
+  RATE_COINGECKO_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.coingecko.com' }),
+  RATE_RAPIRA_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.rapira.net' }),
+  RATE_CBR_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://www.cbr.ru' }),
+  RATE_MARKUP_PAYIN_PERCENT: Type.String({ pattern: '^(\\d|[1-4]\\d)(\\.\\d{1,4})?$', default: '0' }),
   RATE_LIMITS: Type.Boolean({ default: true }),
   RECEIPTS_DIR: Type.Optional(Type.String({ minLength: 1 })),
   RECEIPTS_S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
@@ -47,6 +107,9 @@ export const EnvSchema = Type.Object({
   REQUISITE_EXPIRED_STREAK: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
   MAX_AMOUNT_DEVIATION: Type.Integer({ minimum: 0, maximum: 100_000, default: 1000 }),
   MANUAL_CREDIT_MAX_RATIO: Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,4})?$', default: '1.0' }),
+  SMS_FORWARDER_NEEDS_OPERATOR: Type.Boolean({ default: false }),
+  DEVICE_LIVENESS_INTERVAL: Type.Integer({ minimum: 5, maximum: 300, default: 20 }),
+  ...chainEnvSchema(),
   FORM_FRAME_ANCESTORS: Type.String({
     default: "'none'",
     pattern: "^('none'|'self'|https://[^\\s;,]+)( ('self'|https://[^\\s;,]+))*$",
@@ -88,6 +151,16 @@ export interface Config {
   /** Optional HTTP JSON source of exchange rates, polled every `ratesProviderIntervalSeconds`. */
   readonly ratesProviderUrl: string | undefined;
   readonly ratesProviderIntervalSeconds: number;
+  /** Rate sources polled (RATE_SOURCES, default none: nothing leaves the machine unless configured). */
+  readonly rateSources: readonly RateSourceName[];
+  /** Seconds between two polls of the market sources (the CBR: at most hourly). */
+  readonly rateSourcesIntervalSeconds: number;
+  /** Seconds a CBR daily rate counts as fresh (default 36 h: it changes once a working day). */
+  readonly rateCbrMaxAgeSeconds: number;
+  /** Base URLs of the sources (tests point them at loopback fakes). */
+  readonly rateSourceUrls: Readonly<Record<RateSourceName, string>>;
+  /** Crypto PAYIN markup percent (a merchant's own setting wins), a decimal string. */
+  readonly rateMarkupPayinPercent: string;
   /** Whether the contract's rate limits apply (docs/api.md "Limits"); off only for load tests. */
   readonly rateLimits: boolean;
   /** Directory of receipt files (default `<DATA_DIR>/receipts`); with S3, only the upload spool. */
@@ -110,6 +183,15 @@ export interface Config {
    * `cryptoAmount` times this; above it only an admin with a reason (issue 17 item 1). Decimal text.
    */
   readonly manualCreditMaxRatio: string;
+  /**
+   * SmsForwarder's credits (its body is not signed: weaker evidence) wait for an operator instead
+   * of confirming orders by themselves (issue 19 section 1).
+   */
+  readonly smsForwarderNeedsOperator: boolean;
+  /** How often the device liveness sweep runs, in seconds (issue 19 section 4). */
+  readonly deviceLivenessIntervalSeconds: number;
+  /** Built-in chain watchers' settings from `CHAIN_<CHAIN>_*` (issue 20); the admin API's values win. */
+  readonly chains: Readonly<Record<WatchedChain, ChainEnvSettings>>;
   /** CSP `frame-ancestors` of the payment form: `'none'`, or the merchant origins that may embed it. */
   readonly formFrameAncestors: string;
   /** When set, receipts are kept in this S3-compatible bucket instead of `receiptsDir`. */
@@ -241,12 +323,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     chainWatcherToken: e.CHAIN_WATCHER_TOKEN,
     ratesProviderUrl: e.RATES_PROVIDER_URL,
     ratesProviderIntervalSeconds: e.RATES_PROVIDER_INTERVAL,
+    rateSources: Object.freeze([...new Set(e.RATE_SOURCES.split(',').filter(Boolean))] as RateSourceName[]),
+    rateSourcesIntervalSeconds: e.RATE_SOURCES_INTERVAL,
+    rateCbrMaxAgeSeconds: e.RATE_CBR_MAX_AGE,
+    rateSourceUrls: Object.freeze({
+      coingecko: e.RATE_COINGECKO_URL.replace(/\/+$/, ''),
+      rapira: e.RATE_RAPIRA_URL.replace(/\/+$/, ''),
+      cbr: e.RATE_CBR_URL.replace(/\/+$/, ''),
+    }),
+    rateMarkupPayinPercent: e.RATE_MARKUP_PAYIN_PERCENT,
     rateLimits: e.RATE_LIMITS,
     receiptsDir: resolve(e.RECEIPTS_DIR ?? join(dataDir, 'receipts')),
     formFrameAncestors: e.FORM_FRAME_ANCESTORS,
     requisiteExpiredStreak: e.REQUISITE_EXPIRED_STREAK,
     maxAmountDeviation: e.MAX_AMOUNT_DEVIATION,
     manualCreditMaxRatio: e.MANUAL_CREDIT_MAX_RATIO,
+    smsForwarderNeedsOperator: e.SMS_FORWARDER_NEEDS_OPERATOR,
+    deviceLivenessIntervalSeconds: e.DEVICE_LIVENESS_INTERVAL,
+    chains: chainEnvSettings(e as Record<string, unknown>),
     metricsToken: e.METRICS_TOKEN,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     redisUrl: e.REDIS_URL,

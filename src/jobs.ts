@@ -38,6 +38,29 @@ export function startJobs(
       (err) => log.warn({ err }, 'crypto amount fill failed'),
     ),
   ];
+  // Quiet devices' requisites stop getting orders, then are paused (issue 19 section 4).
+  jobs.push(
+    startPeriodic(
+      async () => {
+        const swept = await services.sweepLiveness();
+        if (swept.paused > 0 || swept.flagged > 0)
+          log.info(swept, 'device liveness: requisites paused, orders flagged');
+      },
+      config.deviceLivenessIntervalSeconds * 1000,
+      (err) => log.warn({ err: { message: (err as Error).message } }, 'device liveness sweep failed'),
+    ),
+  );
+  // Built-in chain watchers (issue 20): each enabled chain at its poll interval, one process at a time.
+  jobs.push(
+    startPeriodic(
+      () =>
+        services.chains.runDue((chain, err) =>
+          log.warn({ chain, err: { message: (err as Error).message } }, 'chain watcher loop failed'),
+        ),
+      1000,
+      (err) => log.warn({ err: { message: (err as Error).message } }, 'chain watchers failed'),
+    ),
+  );
   // Spool files a crash left between receiving an upload and keeping or discarding it (issue 17
   // item 6): at start and every 10 minutes, those older than an hour (uploads in flight are younger).
   jobs.push(
@@ -61,6 +84,23 @@ export function startJobs(
       ),
     );
   }
+  // Rate sources (issue 20 section 2): one process polls at a time; staleness is logged on change.
+  let stale = 0;
+  jobs.push(
+    startPeriodic(
+      async () => {
+        const run = await services.database.withLock('rate-sources', () => services.rateRefresh.refresh());
+        if (run.skipped) return;
+        for (const o of run.value.sources)
+          if (o.ok === false) log.warn({ source: o.source, error: o.error }, 'rate source failed: skipped');
+        const now = await services.rates.stalePairs();
+        if (now !== stale) log[now > 0 ? 'warn' : 'info']({ stalePairs: now }, 'exchange rates: stale pairs');
+        stale = now;
+      },
+      config.rateSourcesIntervalSeconds * 1000,
+      (err) => log.warn({ err: { message: (err as Error).message } }, 'rate sources refresh failed'),
+    ),
+  );
   const providerUrl = config.ratesProviderUrl;
   if (providerUrl) {
     jobs.push(

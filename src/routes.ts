@@ -7,8 +7,14 @@ import { auditAdminRoutes } from './modules/audit/index.js';
 import { createMerchantAuth } from './modules/auth/index.js';
 import { backofficeRoutes } from './modules/backoffice/index.js';
 import { banksAdminRoutes, banksRoutes } from './modules/banks/index.js';
+import { chainsAdminRoutes } from './modules/chains/index.js';
 import { chainRoutes, cryptoAdminRoutes } from './modules/crypto/index.js';
-import { devicesAdminRoutes, traderRoutes } from './modules/devices/index.js';
+import {
+  deviceAdminRoutes,
+  deviceEndpoints,
+  devicesAdminRoutes,
+  traderRoutes,
+} from './modules/devices/index.js';
 import { formRoutes } from './modules/form/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { balanceRoutes, ledgerAdminRoutes } from './modules/ledger/index.js';
@@ -21,7 +27,7 @@ import { createRateLimits, RATE_RULES } from './modules/rate-limits/index.js';
 import { ratesAdminRoutes } from './modules/rates/index.js';
 import { receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/index.js';
 import { requisitesAdminRoutes } from './modules/requisites/index.js';
-import { webhooksAdminRoutes } from './modules/webhooks/index.js';
+import { eventSubscriptionsRoutes, webhooksAdminRoutes } from './modules/webhooks/index.js';
 
 const isPayout = (body: unknown): boolean =>
   (body as { direction?: unknown } | undefined)?.direction === 'PAYOUT';
@@ -66,6 +72,11 @@ export async function registerRoutes(app: App, services: Services, config: Confi
   banksRoutes(app, { banks: services.banks, merchantAuth, rateLimit: read('banks') });
   bankStandardsRoutes(app, { payouts: services.payouts, merchantAuth, rateLimit: read('bank-standards') });
   poolMerchantRoutes(app, { pool: services.pool, merchantAuth, rateLimit: read('pool-requisites') });
+  eventSubscriptionsRoutes(app, {
+    subscriptions: services.eventSubscriptions,
+    merchantAuth,
+    rateLimit: read('webhook-subscriptions'),
+  });
   receiptsRoutes(app, {
     receipts: services.receipts,
     orders: services.orders,
@@ -75,6 +86,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
 
   // --- machines that report payments ------------------------------------------------------------
   traderRoutes(app, { devices: services.devices, pool: services.pool });
+  deviceEndpoints(app, { ingest: services.deviceIngest, admin: services.deviceAdmin });
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
 
   // --- pages --------------------------------------------------------------------------------------
@@ -110,11 +122,13 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     banksAdminRoutes(admin, { banks: services.banks });
     webhooksAdminRoutes(admin, { webhooks: services.webhooks });
     cryptoAdminRoutes(admin, { crypto: services.crypto });
+    chainsAdminRoutes(admin, { chains: services.chains });
     payoutsAdminRoutes(admin, { payouts: services.payouts });
     receiptsAdminRoutes(admin, { receipts: services.receipts });
     operatorsAdminRoutes(admin, { operators: services.operators });
     auditAdminRoutes(admin, { audit: services.audit });
     poolAdminRoutes(admin, { pool: services.pool });
     devicesAdminRoutes(admin, { devices: services.devices });
+    deviceAdminRoutes(admin, { admin: services.deviceAdmin, review: services.deviceReview });
   });
 }

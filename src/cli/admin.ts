@@ -20,8 +20,12 @@ Requisites
                 [--currency RUB] [--min 100] [--max 50000] [--daily-limit 500000] [--max-active 10] [--emv ...]
   requisite list | requisite enable <id> | requisite disable <id>
 Rates
-  rate set <BASE> <QUOTE> <rate>        e.g. rate set USDT RUB 92.5
+  rate set <BASE> <QUOTE> <rate> [--ttl <seconds>]   e.g. rate set USDT RUB 92.5 --ttl 3600
   rate list
+Chain watchers (chains: ethereum bsc tron ton bitcoin litecoin)
+  chain list
+  chain set <chain> [--url https://...] [--api-key ...] [--confirmations 12] [--token-contract 0x...]
+                    [--poll-seconds 12] [--start-height N] [--chain-id 31337] [--enabled true|false]
 Operators (back office accounts)
   operator create <username> --role admin|support|payouts|viewer [--password "..."]
                   (without --password one is generated and shown once)
@@ -166,6 +170,14 @@ export async function run(argv: string[]): Promise<unknown> {
       role: { type: 'string' },
       password: { type: 'string' },
       name: { type: 'string' },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
+      confirmations: { type: 'string' },
+      'token-contract': { type: 'string' },
+      'poll-seconds': { type: 'string' },
+      'start-height': { type: 'string' },
+      'chain-id': { type: 'string' },
+      enabled: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -232,9 +244,30 @@ export async function run(argv: string[]): Promise<unknown> {
         base: need(rest[0], 'BASE'),
         quote: need(rest[1], 'QUOTE'),
         rate: need(rest[2], 'rate'),
+        ...(o.ttl !== undefined ? { ttl_seconds: Number(o.ttl) } : {}),
       });
     case 'rate list':
       return call('GET', '/admin/rates');
+    case 'chain list':
+      return call('GET', '/admin/chains');
+    case 'chain set': {
+      const int = (v: string | undefined) => (v === undefined ? undefined : Number(v));
+      const body = {
+        url: o.url,
+        api_key: o['api-key'],
+        confirmations: int(o.confirmations),
+        token_contract: o['token-contract'],
+        poll_seconds: int(o['poll-seconds']),
+        start_height: int(o['start-height']),
+        chain_id: int(o['chain-id']),
+        enabled: o.enabled === undefined ? undefined : o.enabled === 'true',
+      };
+      return call(
+        'PUT',
+        `/admin/chains/${encodeURIComponent(need(rest[0], 'chain'))}`,
+        Object.fromEntries(Object.entries(body).filter(([, v]) => v !== undefined)),
+      );
+    }
     case 'operator create':
       return call('POST', '/admin/operators', {
         username: need(id, 'username'),

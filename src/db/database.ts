@@ -31,6 +31,12 @@ export interface Database {
   listen(channel: string, handler: () => void): Promise<() => Promise<void>>;
   /** Resolves when a trivial query succeeds; rejects otherwise. */
   ping(): Promise<void>;
+  /**
+   * Runs `fn` only if no process holds the session advisory lock named `name` (PostgreSQL: held on a
+   * connection of its own while `fn` runs, released if the process dies; PGlite: within this
+   * process). Answers `fn`'s result, or `{ skipped: true }` when another holder has it.
+   */
+  withLock<T>(name: string, fn: () => Promise<T>): Promise<{ skipped: false; value: T } | { skipped: true }>;
   close(): Promise<void>;
 }
 
@@ -117,6 +123,22 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     directory: undefined,
     listen: (channel, handler) => listenPostgres(url, channel, handler),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    async withLock(name, fn) {
+      const client = await pool.connect();
+      try {
+        const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+          name,
+        ]);
+        if (!got.rows[0]?.ok) return { skipped: true };
+        try {
+          return { skipped: false, value: await fn() };
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]).catch(() => undefined);
+        }
+      } finally {
+        client.release();
+      }
+    },
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },
@@ -169,6 +191,7 @@ async function listenPostgres(
 }
 
 async function openPglite(options: OpenOptions): Promise<Database> {
+  const held = new Set<string>();
   let release: (() => void) | undefined;
   let client: PGlite;
   if (options.dataDir) {
@@ -194,6 +217,16 @@ async function openPglite(options: OpenOptions): Promise<Database> {
         };
       },
       poolStats: () => ({ total: 1, idle: 0, waiting: 0 }),
+      async withLock(name, fn) {
+        // One process owns an embedded database: a lock within it is a lock across all.
+        if (held.has(name)) return { skipped: true };
+        held.add(name);
+        try {
+          return { skipped: false, value: await fn() };
+        } finally {
+          held.delete(name);
+        }
+      },
       ping: async () => {
         await db.execute(sql`SELECT 1`);
       },

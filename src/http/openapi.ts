@@ -145,6 +145,39 @@ export function operationIdOf(method: string, path: string): string {
 export interface OpenApiExtras {
   /** The success webhook body (the webhooks module's WebhookBodySchema). */
   webhookBody: TObject;
+  /** Event subscriptions (issue 21): the event body and the event types, for the webhooks section. */
+  events?: { body: TObject; types: readonly string[] };
+}
+
+/** One `webhooks` entry per event type: the same signature and retries as the success webhook. */
+function eventWebhooks(events: OpenApiExtras['events']): Record<string, unknown> {
+  if (!events) return {};
+  return Object.fromEntries(
+    events.types.map((type) => [
+      type,
+      {
+        post: {
+          summary: `Event ${type}, sent to each subscription that names it`,
+          description:
+            'Subscribed with POST /merchant/webhooks/subscriptions; signed and retried like the success webhook. De-duplicate on `id` (a resend keeps it); `data.order` is the object GET /merchant/order/{id} answers.',
+          requestBody: {
+            content: {
+              'application/json': {
+                schema: events.body,
+                example: {
+                  id: '0b6f1f0e-7c55-4a53-9d1e-3f1f3b7b2a10',
+                  type,
+                  created_at: '2026-11-24T10:15:00.000Z',
+                  data: { order: { id: 'lux01993328-a828-7581-b3a9-e712a6a0e88c', order_id: 'order-1' } },
+                },
+              },
+            },
+          },
+          responses: { '200': { description: 'Acknowledged' } },
+        },
+      },
+    ]),
+  );
 }
 
 /** The OpenAPI 3.1 document generated from the route schemas (issue 10 section 4). */
@@ -219,6 +252,7 @@ export function openApiOptions(publicBaseUrl: string, extras: OpenApiExtras): Fa
             responses: { '200': { description: 'Acknowledged' } },
           },
         },
+        ...eventWebhooks(extras.events),
       },
     } as FastifyDynamicSwaggerOptions['openapi'],
     transform: ({ schema, url, route }) => {

@@ -45,6 +45,8 @@ export const ERROR_STATUS = {
   ORDER_STATE_CONFLICT: 409,
   /** ops: a resource with this identifier exists already (merchant, bank). */
   ALREADY_EXISTS: 409,
+  /** ops: a requisite is bound to another device already (one device per requisite, issue 19). */
+  REQUISITE_ALREADY_BOUND: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

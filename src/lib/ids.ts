@@ -14,3 +14,8 @@ export function newInternalId(): string {
 export function isInternalId(id: string): boolean {
   return INTERNAL_ID_RE.test(id);
 }
+
+/** Whether `id` is a UUID as PostgreSQL prints one (any version): ids of requisites, devices, events. */
+export function isUuid(id: string): boolean {
+  return /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
+}

@@ -88,8 +88,14 @@ describe('back office in Chromium', {
     const hook = receiver.received.find((r) => r.body.toString().includes(order.id));
     assert.ok(hook, 'the webhook reached the receiver');
     assert.equal(hook.headers['x-api-key'], sign(merchant.apiKey, hook.body));
-    await page.reload();
-    assert.equal(await page.getByTestId('delivery-status').first().textContent(), 'delivered');
+    // The receiver answers before the dispatcher records the attempt: reload until it is written.
+    let status: string | null = null;
+    for (let i = 0; i < 40 && status !== 'delivered'; i++) {
+      if (i > 0) await new Promise((r) => setTimeout(r, 100));
+      await page.reload();
+      status = await page.getByTestId('delivery-status').first().textContent();
+    }
+    assert.equal(status, 'delivered');
     await page.screenshot({ path: `${ARTIFACTS}/order.png`, fullPage: true });
     const audit = await admin<Array<{ actor: string; ip: string }>>(
       t.app,

@@ -12,6 +12,7 @@ import { CHAIN_WATCHER_TOKEN, manualClock, startTestApp, type TestApp } from '..
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
 import * as client from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { tonAddress, withTonPool } from '../helpers/ton-pool.js';
 
 // Shared database on PostgreSQL: btc and tron use the 'abandon ... about' keys that other files set
 // too (same key: the counter is kept); BTC/RUB and TON/RUB are this file's; USDT/RUB is shared (90).
@@ -30,19 +31,6 @@ const same = (actual: unknown, expected: unknown, body?: unknown) =>
   assert.deepEqual(actual, expected, JSON.stringify(body ?? actual));
 /** Values of `keys` in `o`, "-" where the key is absent. */
 const pick = (o: Record<string, unknown>, keys: string) => keys.split(' ').map((k) => (k in o ? o[k] : '-'));
-
-/** Serialises TON pool work with crypto-create.test.ts on a shared PostgreSQL (no-op on PGlite). */
-async function withPoolLock(fn: () => Promise<void>): Promise<void> {
-  if (!onPostgres()) return fn();
-  const lock = new pg.Client({ connectionString: testDatabaseUrl() });
-  await lock.connect();
-  try {
-    await lock.query('SELECT pg_advisory_lock(77001)');
-    await fn();
-  } finally {
-    await lock.end();
-  }
-}
 
 let t: TestApp;
 const expectError = (res: LightMyRequestResponse, status: number, code: string, field?: string) => {
@@ -313,9 +301,11 @@ describe('crypto confirmation: chain notifications and operators (issue 4; docs/
   });
 
   it('ton: the webhook usdtAmount is the TON paid; fiat credit at the order rate', () =>
-    withPoolLock(async () => {
-      const tonAddress = `EQ${randomBytes(36).toString('base64url').slice(0, 46)}`;
-      await admin(t.app, 'POST', '/admin/crypto/pool-addresses', { network: 'ton', addresses: [tonAddress] });
+    withTonPool(async () => {
+      await admin(t.app, 'POST', '/admin/crypto/pool-addresses', {
+        network: 'ton',
+        addresses: [tonAddress()],
+      });
       const order = await createOk(fiat, withHook({ amount: 12.5, type: 'ton', currency: 'TON' }));
       const payment = {
         network: 'TON',

@@ -19,6 +19,7 @@ import {
   merchantRequest,
   type TestMerchant,
 } from '../helpers/merchant-client.js';
+import { tonAddress, withTonPool } from '../helpers/ton-pool.js';
 
 // Global state (xpubs, TON pool, rates) is shared by every file on PostgreSQL. This file owns the ltc
 // xpub, LTC/RUB and BNB/RUB; btc, evm and tron use the 'abandon ... about' keys that other files set
@@ -66,20 +67,6 @@ const TYPES: Record<string, { coin: string; network: string; net: Net | 'ton'; f
   usdt_ton: { coin: 'USDT', network: 'TON', net: 'ton' },
 };
 const ALL_TYPES = Object.keys(TYPES);
-const tonAddress = () => `EQ${randomBytes(36).toString('base64url').slice(0, 46)}`;
-
-/** Serialises TON pool work with crypto-confirm.test.ts on a shared PostgreSQL (no-op on PGlite). */
-async function withPoolLock(fn: () => Promise<void>): Promise<void> {
-  if (!onPostgres()) return fn();
-  const client = new pg.Client({ connectionString: testDatabaseUrl() });
-  await client.connect();
-  try {
-    await client.query('SELECT pg_advisory_lock(77001)');
-    await fn();
-  } finally {
-    await client.end();
-  }
-}
 
 describe('crypto PAYIN createOrder (docs/api.md "createOrder - crypto PAYIN"; docs/decisions.md 6, 8)', () => {
   const clock = manualClock();
@@ -372,6 +359,8 @@ describe('crypto PAYIN createOrder (docs/api.md "createOrder - crypto PAYIN"; do
       const bodies = [
         { network: 'btc', addresses: [tonAddress()] },
         { network: 'ton', addresses: ['bc1qnotaton'] },
+        // One character changed: the shape of a TON address, a wrong checksum.
+        { network: 'ton', addresses: [tonAddress().replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'))] },
         { network: 'ton', addresses: [] },
       ];
       for (const body of bodies) {
@@ -384,7 +373,7 @@ describe('crypto PAYIN createOrder (docs/api.md "createOrder - crypto PAYIN"; do
     });
 
     it('one pool address per pending order; none free: 409 REQUISITES_NOT_FOUND', () =>
-      withPoolLock(async () => {
+      withTonPool(async () => {
         await drain();
         const loaded = [tonAddress(), tonAddress()];
         same(await load([...loaded, loaded[0] as string]), { network: 'ton', added: 2, skipped: 1 });
@@ -399,7 +388,7 @@ describe('crypto PAYIN createOrder (docs/api.md "createOrder - crypto PAYIN"; do
       }));
 
     it('an ended order keeps its address 24 h, then the address is reused', () =>
-      withPoolLock(async () => {
+      withTonPool(async () => {
         await drain();
         const start = Date.now() - 3 * 86_400_000; // before any real-time assignment: first in line when free
         clock.set(start);

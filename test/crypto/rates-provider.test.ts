@@ -20,7 +20,22 @@ const RECORDED = JSON.stringify({
 });
 const FLAT = JSON.stringify({ 'ETH/RUB': 287000, 'ETH/XTS': '3500.25', 'ETH/': '1', 'ETH/JPY': 'n/a' });
 
-type Rate = { base: string; quote: string; rate: string; source: string; updated_at: string; fresh: boolean };
+type Rate = {
+  base: string;
+  quote: string;
+  rate: string | null;
+  source: string;
+  updated_at: string | null;
+  fresh: boolean;
+  sources: Array<{ source: string; rate: string; fetched_at: string }>;
+};
+/** A pair without the ages (they move with the clock). */
+const still = (r: Rate) => [
+  r.quote,
+  r.rate,
+  r.source,
+  r.sources.map((s) => [s.source, s.rate, s.fetched_at]),
+];
 
 describe('rates provider: a loopback HTTP source (docs/decisions.md section 6)', () => {
   const clock = manualClock();
@@ -62,8 +77,9 @@ describe('rates provider: a loopback HTTP source (docs/decisions.md section 6)',
     answer = { status: 200, body: RECORDED };
   });
 
-  it('the recorded answer is fetched and stored with source "provider"; bad entries dropped', async () => {
-    await admin(t.app, 'PUT', '/admin/rates', { base: 'ETH', quote: 'XTS', rate: '1' }); // an operator rate is replaced
+  it('the recorded answer is fetched and stored as source "provider"; bad entries dropped', async () => {
+    // An operator's rate wins over the provider until it expires (issue 20 section 2).
+    await admin(t.app, 'PUT', '/admin/rates', { base: 'ETH', quote: 'XTS', rate: '1', ttl_seconds: 1 });
     const fetched = await fetchProviderRates(`${provider.url}/rates`);
     assert.deepEqual(fetched, [
       { base: 'ETH', quote: 'RUB', rate: '301234.56' },
@@ -73,10 +89,18 @@ describe('rates provider: a loopback HTTP source (docs/decisions.md section 6)',
     assert.equal(provider.received.at(-1)?.headers.accept, 'application/json');
     const at = new Date(clock.now()).toISOString();
     assert.equal(await t.services.rates.setFromProvider(fetched), 2);
-    assert.deepEqual(await ethRates(), [
-      { base: 'ETH', quote: 'RUB', rate: '301234.56', source: 'provider', updated_at: at, fresh: true },
-      { base: 'ETH', quote: 'XTS', rate: '3712.5', source: 'provider', updated_at: at, fresh: true },
+    assert.deepEqual((await ethRates()).map(still), [
+      ['RUB', '301234.56', 'median', [['provider', '301234.56', at]]],
+      ['XTS', '1', 'operator', [['provider', '3712.5', at]]],
     ]);
+    clock.advance(1001); // the operator's rate expired: the provider's is the rate again
+    assert.deepEqual(
+      (await ethRates()).map((r) => [r.quote, r.rate, r.source, r.updated_at, r.fresh]),
+      [
+        ['RUB', '301234.56', 'median', at, true],
+        ['XTS', '3712.5', 'median', at, true],
+      ],
+    );
     const order = await ethOrder();
     assert.deepEqual(
       [order.payment_details.cryptoAmount, order.amountAfterFee],
@@ -90,10 +114,10 @@ describe('rates provider: a loopback HTTP source (docs/decisions.md section 6)',
     await refresh();
     const rates = await ethRates();
     assert.deepEqual(
-      rates.map((r) => [r.quote, r.rate, r.source]),
+      rates.map((r) => [r.quote, r.sources.find((s) => s.source === 'provider')?.rate]),
       [
-        ['RUB', '287000', 'provider'],
-        ['XTS', '3500.25', 'provider'],
+        ['RUB', '287000'],
+        ['XTS', '3500.25'],
       ],
       JSON.stringify(rates),
     );
@@ -102,7 +126,8 @@ describe('rates provider: a loopback HTTP source (docs/decisions.md section 6)',
 
   it('a 500 answer (or one that is not JSON) changes nothing', async () => {
     await refresh();
-    const before = await ethRates();
+    const stored = (r: Rate) => still(r)[3]; // the quotes (an operator's rate may expire meanwhile)
+    const before = (await ethRates()).map(stored);
     clock.advance(5000);
     for (const bad of [
       { status: 500, body: RECORDED },
@@ -114,7 +139,7 @@ describe('rates provider: a loopback HTTP source (docs/decisions.md section 6)',
     }
     answer = { status: 200, body: '{"rates": []}' };
     assert.equal(await refresh(), 0);
-    assert.deepEqual(await ethRates(), before);
+    assert.deepEqual((await ethRates()).map(stored), before);
   });
 
   it('a rate older than rateMaxAgeSeconds counts as missing: cryptoAmount null', async () => {

@@ -76,7 +76,7 @@ export function uniqueAmount(): number {
 }
 
 export interface SignedOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'DELETE';
   body?: unknown;
   /** Exact body text to send (else compact JSON of `body`). */
   raw?: string;

@@ -27,6 +27,7 @@ import {
   uniqueAmount,
 } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { tonAddress, withTonPool } from '../helpers/ton-pool.js';
 
 const execFileAsync = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -243,24 +244,25 @@ describe('merchant SDK against the real service', () => {
   });
 
   describe('crypto and payouts', () => {
-    it('createOrder crypto (usdt_ton in USDT): the pool address and the exact cryptoAmount', async () => {
-      const address = `EQ${randomBytes(36).toString('base64url').slice(0, 46)}`;
-      await admin(t.app, 'POST', '/admin/crypto/pool-addresses', { network: 'ton', addresses: [address] });
-      const created = await sdk.createOrder({ amount: 2, type: 'usdt_ton', currency: 'USDT' });
-      assert.equal(created.status, 'pending');
-      assert.equal(created.currency, 'USDT');
-      assert.deepEqual(
-        [
-          created.payment_details.address,
-          created.payment_details.bank,
-          created.payment_details.holder_name,
-          created.payment_details.cryptoAmount,
-        ],
-        [address, 'USDT', 'TON', '2.00000000'],
-        JSON.stringify(created),
-      );
-      assert.equal('exchangeRate' in created, false, JSON.stringify(created));
-    });
+    it('createOrder crypto (usdt_ton in USDT): the pool address and the exact cryptoAmount', () =>
+      withTonPool(async () => {
+        const address = tonAddress();
+        await admin(t.app, 'POST', '/admin/crypto/pool-addresses', { network: 'ton', addresses: [address] });
+        const created = await sdk.createOrder({ amount: 2, type: 'usdt_ton', currency: 'USDT' });
+        assert.equal(created.status, 'pending');
+        assert.equal(created.currency, 'USDT');
+        assert.deepEqual(
+          [
+            created.payment_details.address,
+            created.payment_details.bank,
+            created.payment_details.holder_name,
+            created.payment_details.cryptoAmount,
+          ],
+          [address, 'USDT', 'TON', '2.00000000'],
+          JSON.stringify(created),
+        );
+        assert.equal('exchangeRate' in created, false, JSON.stringify(created));
+      }));
 
     it('PAYOUT: INSUFFICIENT_BALANCE before funding; after a ledger adjustment, reserved = amount + 1.5 %', async () => {
       const before = await sdk.getBalance();

@@ -1,4 +1,4 @@
-import { boolean, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt } from '../columns.js';
 
 // Tables of the banks module: only src/modules/banks/ reads and writes them (docs/architecture.md).
@@ -11,5 +11,9 @@ export const banks = pgTable('banks', {
   sbp: boolean('sbp').notNull().default(true),
   /** Issues cards that take card-to-card transfers. */
   card: boolean('card').notNull().default(true),
+  /** SMS sender ids whose messages are this bank's (issue 19); null: the bank format's defaults. */
+  smsSenders: jsonb('sms_senders').$type<string[]>(),
+  /** App packages whose notifications are this bank's; null: the bank format's defaults. */
+  appPackages: jsonb('app_packages').$type<string[]>(),
   createdAt: createdAt(),
 });

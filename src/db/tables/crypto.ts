@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  bigint,
   bigserial,
   boolean,
   check,
@@ -68,17 +69,31 @@ export const cryptoTransactions = pgTable(
     amount: numeric('amount').notNull(),
     confirmations: integer('confirmations'),
     orderId: text('order_id'),
-    /** credited: completed the order; partial: recorded, order still short; late / unmatched: for operators. */
-    outcome: text('outcome').$type<'credited' | 'partial' | 'late' | 'unmatched' | 'ignored'>().notNull(),
+    /**
+     * credited: completed the order; partial: recorded, order still short; late / unmatched: for
+     * operators; awaiting: seen by a built-in watcher, its confirmations not reached yet; dropped: a
+     * reorg removed it before it was credited (issue 20).
+     */
+    outcome: text('outcome')
+      .$type<'credited' | 'partial' | 'late' | 'unmatched' | 'ignored' | 'awaiting' | 'dropped'>()
+      .notNull(),
     reportedBy: text('reported_by').notNull(),
+    /** What moved: the chain's own coin or its USDT token; null when reported without it (legacy). */
+    asset: text('asset').$type<'coin' | 'token'>(),
+    /** The block the watcher saw it in (null: reported from outside, or not in a block yet). */
+    blockHeight: bigint('block_height', { mode: 'number' }),
+    blockHash: text('block_hash'),
+    /** When a reorg removed a transfer that had already been credited: an alert, never a reversal. */
+    reorgedAt: ts('reorged_at'),
     createdAt: createdAt(),
   },
   (t) => [
     uniqueIndex('crypto_tx_uq').on(t.network, t.txHash, t.position),
     index('crypto_tx_order_idx').on(t.orderId),
+    index('crypto_tx_awaiting_idx').on(t.network).where(sql`${t.outcome} = 'awaiting'`),
     check(
       'crypto_transactions_outcome_ck',
-      sql`${t.outcome} IN ('credited', 'partial', 'late', 'unmatched', 'ignored')`,
+      sql`${t.outcome} IN ('credited', 'partial', 'late', 'unmatched', 'ignored', 'awaiting', 'dropped')`,
     ),
     check(
       'crypto_transactions_amount_ck',

@@ -39,6 +39,8 @@ export const merchants = pgTable(
     cryptoOrderTtlSeconds: integer('crypto_order_ttl_seconds').notNull().default(3600),
     payinRateLimitPerSecond: integer('payin_rate_limit_per_second').notNull().default(10),
     settlement: text('settlement').$type<'fiat' | 'usdt'>().notNull().default('fiat'),
+    /** Crypto PAYIN rate markup percent (docs/decisions.md section 6); null: RATE_MARKUP_PAYIN_PERCENT. */
+    rateMarkupPercent: numeric('rate_markup_percent'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
@@ -52,6 +54,10 @@ export const merchants = pgTable(
       sql`${t.orderTtlSeconds} > 0 AND ${t.cryptoOrderTtlSeconds} > 0 AND ${t.payinRateLimitPerSecond} > 0 AND ${t.defaultAmountUp} >= 0 AND ${t.defaultAmountDown} >= 0`,
     ),
     check('merchants_settlement_ck', sql`${t.settlement} IN ('fiat', 'usdt')`),
+    check(
+      'merchants_rate_markup_ck',
+      sql`${t.rateMarkupPercent} IS NULL OR (${t.rateMarkupPercent} >= 0 AND ${t.rateMarkupPercent} < 50)`,
+    ),
   ],
 );
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
 // Tables of the requisites module: only src/modules/requisites/ reads and writes them (docs/architecture.md).
@@ -22,12 +22,27 @@ export const requisites = pgTable(
     emv: text('emv'),
     enabled: boolean('enabled').notNull().default(true),
     disabledReason: text('disabled_reason'),
+    /**
+     * Card or account endings its bank's messages show besides the card's own last four digits
+     * (issue 19 section 2), added by operators.
+     */
+    masks: jsonb('masks').$type<string[]>().notNull().default([]),
+    /**
+     * Why it takes no new orders for now (issue 19): `block` (its bank blocked it; an operator
+     * resumes), `stale` or `liveness` (its device went quiet; resumes when the device is back).
+     */
+    pausedReason: text('paused_reason').$type<'block' | 'stale' | 'liveness'>(),
+    pausedAt: ts('paused_at'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
   // The pick's equalities (docs/decisions.md section 7); its LRU order comes from the orders.
   (t) => [
     index('requisites_pick_idx').on(t.currency, t.kind),
+    check(
+      'requisites_paused_ck',
+      sql`${t.pausedReason} IS NULL OR ${t.pausedReason} IN ('block', 'stale', 'liveness')`,
+    ),
     check('requisites_kind_ck', sql`${t.kind} IN ('card', 'phone', 'qr', 'account')`),
     check(
       'requisites_limits_ck',

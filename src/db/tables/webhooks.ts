@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, check, index, integer, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, check, index, integer, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 import { orders } from './orders.js';
 
@@ -14,9 +14,8 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    orderId: text('order_id')
-      .notNull()
-      .references(() => orders.id),
+    /** The order the body is about; null only for a test event (issue 21 section 3). */
+    orderId: text('order_id').references(() => orders.id),
     merchantId: text('merchant_id').notNull(),
     url: text('url').notNull(),
     body: text('body').notNull(),
@@ -29,12 +28,19 @@ export const webhookDeliveries = pgTable(
     lastStatusCode: integer('last_status_code'),
     lastError: text('last_error'),
     resendOf: uuid('resend_of'),
+    /** An event subscription's delivery: its type (`order.expired`...); null: the contract's success webhook. */
+    eventType: text('event_type'),
+    /** The event's id as its body carries it (the receiver's de-duplication key). */
+    eventId: uuid('event_id'),
+    /** The subscription it was sent for (null: the success webhook). */
+    subscriptionId: uuid('subscription_id'),
     createdAt: createdAt(),
     deliveredAt: ts('delivered_at'),
   },
   (t) => [
     index('webhook_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
     index('webhook_order_idx').on(t.orderId),
+    index('webhook_merchant_idx').on(t.merchantId, t.createdAt),
     check('webhook_deliveries_status_ck', sql`${t.status} IN ('pending', 'delivered', 'exhausted')`),
     check('webhook_deliveries_attempts_ck', sql`${t.attempts} >= 0`),
   ],
@@ -56,4 +62,22 @@ export const webhookAttempts = pgTable(
     responseSnippet: text('response_snippet'),
   },
   (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId)],
+);
+
+/**
+ * A merchant's event subscription (issue 21 section 3): an endpoint that gets the events it names,
+ * signed and retried like the success webhook, through the same outbox.
+ */
+export const webhookSubscriptions = pgTable(
+  'webhook_subscriptions',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    merchantId: text('merchant_id').notNull(),
+    url: text('url').notNull(),
+    /** Event types, e.g. ["order.expired", "payout.sent"]. */
+    events: jsonb('events').$type<string[]>().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [index('webhook_subscriptions_merchant_idx').on(t.merchantId)],
 );

@@ -185,8 +185,14 @@ export function adminPages(pages: App, services: ConsoleServices) {
     checkCsrf(request, form._csrf);
     const user = requirePermission(request, 'pool.manage');
     return act(reply, '/backoffice/rates', async () => {
+      const ttl = str(form.ttl_seconds);
       await rates.set(
-        { base: String(form.base ?? ''), quote: String(form.quote ?? ''), rate: String(form.rate ?? '') },
+        {
+          base: String(form.base ?? ''),
+          quote: String(form.quote ?? ''),
+          rate: String(form.rate ?? ''),
+          ...(ttl !== undefined ? { ttl_seconds: /^\d{1,9}$/.test(ttl) ? Number(ttl) : Number.NaN } : {}),
+        },
         user.actor,
       );
       return 'Rate saved';

@@ -13,6 +13,8 @@ import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import { adminPages } from './backoffice-admin-pages.js';
+import { chainPages } from './backoffice-chain-pages.js';
+import { devicePages } from './backoffice-device-pages.js';
 import {
   checkCsrf,
   checkLoginCsrf,
@@ -296,6 +298,8 @@ export function backofficeRoutes(
       });
 
       adminPages(pages, services);
+      devicePages(pages, services);
+      chainPages(pages, services);
     });
   });
 }

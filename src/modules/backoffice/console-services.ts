@@ -1,5 +1,7 @@
 import type { AuditService } from '../audit/index.js';
+import type { ChainsService } from '../chains/index.js';
 import type { CryptoService } from '../crypto/index.js';
+import type { DeviceAdmin, DeviceReview } from '../devices/index.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { OperatorsService } from '../operators/index.js';
@@ -13,7 +15,10 @@ import type { WebhooksService } from '../webhooks/index.js';
 /** The services the operators' console works over: the same ones the admin API calls. */
 export interface ConsoleServices {
   audit: AuditService;
+  chains: ChainsService;
   crypto: CryptoService;
+  deviceAdmin: DeviceAdmin;
+  deviceReview: DeviceReview;
   ledger: LedgerService;
   merchants: MerchantsService;
   operators: OperatorsService;

@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { actorOf } from '../../http/request-context.js';
-import { type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
+import { type App, Envelope, errorResponses, MerchantHeaders, Nullable } from '../../http/schemas.js';
 import { AdminBankSchema } from './banks-admin-schemas.js';
-import type { BanksService } from './banks-service.js';
+import { type BankRow, type BanksService, bankSourcesOf } from './banks-service.js';
 
 const Bank = Type.Object({ code: Type.String(), name: Type.String() });
 
@@ -42,13 +42,19 @@ export function banksRoutes(
   );
 }
 
-const adminBankView = (b: { code: string; name: string; enabled: boolean; sbp: boolean; card: boolean }) => ({
-  code: b.code,
-  name: b.name,
-  enabled: b.enabled,
-  sbp: b.sbp,
-  card: b.card,
-});
+const adminBankView = (b: BankRow) => {
+  const sources = bankSourcesOf(b);
+  return {
+    code: b.code,
+    name: b.name,
+    enabled: b.enabled,
+    sbp: b.sbp,
+    card: b.card,
+    sms_senders: sources.smsSenders,
+    app_packages: sources.appPackages,
+    messages_read: sources.readable,
+  };
+};
 
 /** Admin: list, add, enable/disable banks. */
 export function banksAdminRoutes(app: App, deps: { banks: BanksService }) {
@@ -72,6 +78,12 @@ export function banksAdminRoutes(app: App, deps: { banks: BanksService }) {
           name: Type.String({ minLength: 1, maxLength: 100 }),
           sbp: Type.Optional(Type.Boolean()),
           card: Type.Optional(Type.Boolean()),
+          sms_senders: Type.Optional(
+            Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
+          ),
+          app_packages: Type.Optional(
+            Nullable(Type.Array(Type.String({ pattern: '^[A-Za-z0-9_.]{3,128}$' }), { maxItems: 50 })),
+          ),
         }),
         response: { 200: Envelope(AdminBankSchema), ...errorResponses },
       },
@@ -91,6 +103,12 @@ export function banksAdminRoutes(app: App, deps: { banks: BanksService }) {
           enabled: Type.Optional(Type.Boolean()),
           sbp: Type.Optional(Type.Boolean()),
           card: Type.Optional(Type.Boolean()),
+          sms_senders: Type.Optional(
+            Nullable(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
+          ),
+          app_packages: Type.Optional(
+            Nullable(Type.Array(Type.String({ pattern: '^[A-Za-z0-9_.]{3,128}$' }), { maxItems: 50 })),
+          ),
         }),
         response: { 200: Envelope(AdminBankSchema), ...errorResponses },
       },

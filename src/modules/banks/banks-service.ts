@@ -4,8 +4,20 @@ import { banks } from '../../db/tables/banks.js';
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { writeAudit } from '../audit/index.js';
+import { BANK_FORMATS, type BankFormat, bankFormat } from '../bank-messages/index.js';
 
 export type BankRow = typeof banks.$inferSelect;
+
+/** The sources whose messages are a bank's (issue 19): the operators' lists, else the format's defaults. */
+export function bankSourcesOf(row: Pick<BankRow, 'code' | 'smsSenders' | 'appPackages'>) {
+  const format = bankFormat(row.code);
+  return {
+    smsSenders: row.smsSenders ?? [...(format?.senders ?? [])],
+    appPackages: row.appPackages ?? [...(format?.packages ?? [])],
+    /** Whether the service reads this bank's messages at all. */
+    readable: format !== undefined,
+  };
+}
 
 /**
  * Banks for payouts (`GET /merchant/banks`, docs/api.md "Bank"): seeded by a migration with the
@@ -48,11 +60,27 @@ export function createBanksService(deps: { database: Database }) {
       });
     },
 
+    /**
+     * Enables/disables a bank or changes its sources; `sms_senders`/`app_packages` null restores the
+     * format's defaults. Audited.
+     */
     async update(
       code: string,
-      patch: { enabled?: boolean; sbp?: boolean; card?: boolean },
+      input: {
+        enabled?: boolean;
+        sbp?: boolean;
+        card?: boolean;
+        sms_senders?: string[] | null;
+        app_packages?: string[] | null;
+      },
       actor: AdminActor,
     ) {
+      const { sms_senders, app_packages, ...flags } = input;
+      const patch: Partial<BankRow> = { ...flags };
+      if (sms_senders !== undefined)
+        patch.smsSenders = sms_senders && [...new Set(sms_senders.map((x) => x.trim()))];
+      if (app_packages !== undefined)
+        patch.appPackages = app_packages && [...new Set(app_packages.map((x) => x.trim()))];
       return db.transaction(async (tx) => {
         const before = (await tx.select().from(banks).where(eq(banks.code, code)).for('update'))[0];
         if (!before) throw new AppError('NOT_FOUND');
@@ -65,6 +93,21 @@ export function createBanksService(deps: { database: Database }) {
           after,
         });
         return after ?? before;
+      });
+    },
+
+    /**
+     * Every bank whose messages the service reads, as a format whose senders and packages are the
+     * effective ones (operators' lists or defaults), for reading device messages (issue 19).
+     */
+    async messageFormats(): Promise<BankFormat[]> {
+      const rows = await db.select().from(banks);
+      const byCode = new Map(rows.map((r) => [r.code, r]));
+      return BANK_FORMATS.map((format) => {
+        const row = byCode.get(format.code);
+        if (!row) return format;
+        const sources = bankSourcesOf(row);
+        return { ...format, senders: sources.smsSenders, packages: sources.appPackages };
       });
     },
 

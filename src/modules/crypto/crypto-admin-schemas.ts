@@ -36,7 +36,20 @@ export const CryptoOverviewSchema = Type.Object({
       address: Type.String(),
       amount: Type.String({ description: 'In the coin, a decimal string' }),
       order_id: Nullable(Type.String()),
-      outcome: Type.String({ description: 'late, unmatched or partial' }),
+      outcome: Type.String({
+        description:
+          'late, unmatched or partial; from the built-in watchers also awaiting (confirmations not reached) and dropped (a reorg removed it before its credit)',
+      }),
+      position: Type.Integer({
+        description: "Log position or output index in its transaction; -1: an EVM transaction's own value",
+      }),
+      confirmations: Nullable(Type.Integer()),
+      block_height: Nullable(Type.Integer()),
+      reorged_at: Nullable(
+        Type.String({
+          description: 'Credited, then removed by a reorg: an alert for operators (never reversed)',
+        }),
+      ),
       at: Type.String({ description: 'ISO 8601 UTC' }),
     }),
   ),

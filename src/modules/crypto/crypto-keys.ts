@@ -1,4 +1,5 @@
-import { eq, or, sql } from 'drizzle-orm';
+import { Address } from '@ton/core';
+import { eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { cryptoPoolAddresses, cryptoTransactions, cryptoXpubs } from '../../db/tables/crypto.js';
 import type { AdminActor } from '../../http/request-context.js';
@@ -13,6 +14,21 @@ import {
 } from './address-derivation.js';
 
 const TON_ADDRESS = /^(?:[EU]Q[A-Za-z0-9_-]{46}|-?\d:[0-9a-fA-F]{64})$/;
+
+/**
+ * A TON address an operator may load into the pool: user-friendly (`EQ...`/`UQ...`, base64url) with
+ * a valid checksum, or raw (`0:<64 hex>`). A typo would send payers' money to an address nobody
+ * holds and that the watcher never reads, so the checksum is checked (@ton/core's parser).
+ */
+function isTonAddress(text: string): boolean {
+  if (!TON_ADDRESS.test(text)) return false;
+  try {
+    Address.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Operators' crypto settings (issue 4; docs/decisions.md section 8): the account xpubs deposit
@@ -69,7 +85,7 @@ export function createCryptoKeys(deps: { database: Database; clock: Clock }) {
     async addPoolAddresses(input: { network: string; addresses: string[] }, actor: AdminActor) {
       const network = input.network.toLowerCase();
       if (network !== 'ton') throw invalidField('network', 'pool addresses are for ton');
-      const bad = input.addresses.find((a) => !TON_ADDRESS.test(a.trim()));
+      const bad = input.addresses.find((a) => !isTonAddress(a.trim()));
       if (bad !== undefined) throw invalidField('addresses', `not a TON address: ${bad}`);
       return db.transaction(async (tx) => {
         const added = await tx
@@ -103,6 +119,9 @@ export function createCryptoKeys(deps: { database: Database; clock: Clock }) {
               eq(cryptoTransactions.outcome, 'late'),
               eq(cryptoTransactions.outcome, 'unmatched'),
               eq(cryptoTransactions.outcome, 'partial'),
+              eq(cryptoTransactions.outcome, 'awaiting'),
+              eq(cryptoTransactions.outcome, 'dropped'),
+              isNotNull(cryptoTransactions.reorgedAt),
             ),
           )
           .orderBy(sql`${cryptoTransactions.id} DESC`)
@@ -118,6 +137,10 @@ export function createCryptoKeys(deps: { database: Database; clock: Clock }) {
           amount: t.amount,
           order_id: t.orderId,
           outcome: t.outcome,
+          position: t.position,
+          confirmations: t.confirmations,
+          block_height: t.blockHeight,
+          reorged_at: t.reorgedAt?.toISOString() ?? null,
           at: t.createdAt.toISOString(),
         })),
       };

@@ -4,7 +4,7 @@ import { AppError } from '../../lib/errors.js';
 import { newInternalId } from '../../lib/ids.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { cryptoMethod } from '../catalog/index.js';
-import type { MerchantRow } from '../merchants/index.js';
+import { findMerchant, type MerchantRow } from '../merchants/index.js';
 import {
   type CryptoPayinCommand,
   checkLimits,
@@ -18,7 +18,7 @@ import {
 } from '../orders/index.js';
 import type { RatesService } from '../rates/index.js';
 import { ratesFor } from './crypto-payments.js';
-import { type CryptoQuote, quoteCryptoOrder } from './crypto-rules.js';
+import { type CryptoQuote, quoteCryptoOrder, withPayinMarkup } from './crypto-rules.js';
 import { allocateDepositAddress } from './deposit-addresses.js';
 
 /** The order columns of a quote (`cryptoAmount` written with 8 decimals, docs/decisions.md section 2). */
@@ -36,7 +36,8 @@ function quoteColumns(quote: CryptoQuote) {
 /**
  * Crypto PAYIN creation (docs/api.md "createOrder - crypto PAYIN"; docs/decisions.md sections 6
  * and 8): a fresh deposit address and the exact amount to send, or `cryptoAmount: null` until a
- * rate exists (filled by `fillMissingAmounts`).
+ * rate exists (filled by `fillMissingAmounts`). The rate is the effective one with the merchant's
+ * markup (or RATE_MARKUP_PAYIN_PERCENT), fixed on the order as `cryptoRate`.
  */
 export function createCryptoPayins(deps: { database: Database; clock: Clock; rates: RatesService }) {
   const { database, clock, rates } = deps;
@@ -53,7 +54,11 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
         requestCurrency: cmd.requestCurrency,
         method: cmd.method,
         feePercent,
-        rates: await ratesFor(rates, db, cmd.method.coin),
+        rates: withPayinMarkup(
+          await ratesFor(rates, db, cmd.method.coin),
+          cmd.method.coin,
+          rates.payinMarkupPercent(merchant.rateMarkupPercent),
+        ),
       });
       if (quote.rubAmount) checkLimits(merchant, cmd.type, quote.rubAmount.toFixed());
       const now = new Date(clock.now());
@@ -96,15 +101,24 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
     async fillMissingAmounts(): Promise<number> {
       const waiting = await cryptoOrdersAwaitingQuote(db, 200);
       let filled = 0;
+      const merchants = new Map<string, MerchantRow | undefined>();
       for (const order of waiting) {
         const method = cryptoMethod(order.type);
         if (!method) continue;
+        // One read per merchant, not per order (a stale spell leaves many orders of few merchants).
+        if (!merchants.has(order.merchantId))
+          merchants.set(order.merchantId, await findMerchant(db, order.merchantId));
+        const merchant = merchants.get(order.merchantId);
         const quote = quoteCryptoOrder({
           amount: money(order.amount),
           requestCurrency: order.currency,
           method,
           feePercent: money(order.feePercent),
-          rates: await ratesFor(rates, db, method.coin),
+          rates: withPayinMarkup(
+            await ratesFor(rates, db, method.coin),
+            method.coin,
+            rates.payinMarkupPercent(merchant?.rateMarkupPercent),
+          ),
         });
         if (!quote.cryptoAmount || !quote.cryptoRate) continue;
         if (await setCryptoQuote(db, order.id, quoteColumns(quote), new Date(clock.now()))) filled++;

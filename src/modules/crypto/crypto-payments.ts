@@ -31,6 +31,8 @@ export interface ChainPayment {
   position?: number | undefined;
   amount: string;
   confirmations?: number | null;
+  /** The chain's coin or its USDT token; given, a transfer of the other asset matches no order. */
+  asset?: 'coin' | 'token' | undefined;
 }
 
 /** A credit by hand (operator confirmation, late payment, assigning a reported transfer). */
@@ -92,6 +94,115 @@ export function createCryptoPayments(deps: {
   const db = database.db;
   const manualRatio = money(deps.manualCreditMaxRatio);
 
+  /** The orders a transfer may pay: the pending one at its address, else one ended lately (late). */
+  async function targetsOf(tx: Executor, payment: ChainPayment, manual?: ManualCredit) {
+    const candidates = await cryptoOrdersAtAddress(tx, payment.address);
+    const matching = candidates.filter((c) => {
+      const method = cryptoMethod(c.type);
+      // A token sent to a coin order's address (or a coin to a token order's) is never credited.
+      const assetFits =
+        payment.asset === undefined || (method?.coin === 'USDT' ? 'token' : 'coin') === payment.asset;
+      return method?.network === payment.network && assetFits && sameAddress(c.address, payment.address);
+    });
+    const nowMs = clock.now();
+    const pending = matching.find(
+      (c) => c.status === 'pending' || (manual !== undefined && c.id === manual.orderId),
+    );
+    const late = matching.find((c) => c.finishedAt && nowMs - c.finishedAt.getTime() < POOL_HOLD_MS);
+    return { pending, late, nowMs };
+  }
+
+  type Audit = <T extends { outcome: string }>(result: T, extra?: Record<string, unknown>) => Promise<T>;
+
+  /**
+   * The credit of a recorded transfer row `txRowId` of `amount` coins: adds it to the pending order's
+   * received amount and completes the order through the lifecycle once `cryptoAmount` is reached;
+   * late and unmatched transfers stay for operators.
+   */
+  async function applyTransfer(
+    tx: Executor,
+    input: {
+      txRowId: number;
+      txHash: string;
+      amount: Decimal;
+      actor: string;
+      pending: { id: string } | undefined;
+      late: { id: string } | undefined;
+      nowMs: number;
+      manual?: ManualCredit | undefined;
+      audit: Audit;
+    },
+  ) {
+    const { pending, late, nowMs, manual, audit, txHash, actor } = input;
+    if (!pending)
+      return audit({
+        outcome: late ? ('late' as const) : ('unmatched' as const),
+        order_id: (pending ?? late)?.id ?? null,
+        status: null,
+      });
+    const order = await lockOrder(tx, pending.id);
+    if (!order) throw new AppError('ORDER_NOT_FOUND');
+    const received = money(order.receivedAmount ?? 0).plus(input.amount);
+    if (
+      order.cryptoAmount === null ||
+      received.lt(order.cryptoAmount) ||
+      (order.status === 'error' && !manual)
+    ) {
+      await patchOrder(tx, order.id, { receivedAmount: toDbAmount(received) }, { now: new Date(nowMs) });
+      return audit({ outcome: 'partial' as const, order_id: order.id, status: order.status });
+    }
+    const limit = money(order.cryptoAmount).times(manualRatio);
+    const overLimit = manual !== undefined && received.gt(limit);
+    if (overLimit) assertMayCreditAbove(manual, received, limit);
+    const method = methodOf(order);
+    const settlement = (await findMerchant(tx, order.merchantId))?.settlement ?? 'fiat';
+    const currentRates = await ratesFor(rates, tx, method.coin);
+    const credit = cryptoCredit({
+      received,
+      method,
+      settlement,
+      feePercent: money(order.feePercent),
+      rates: {
+        coinRub: order.cryptoRate ? money(order.cryptoRate) : currentRates.coinRub,
+        usdtRub: currentRates.usdtRub,
+      },
+    });
+    if (!credit) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
+    await tx
+      .update(cryptoTransactions)
+      .set({ outcome: 'credited' })
+      .where(eq(cryptoTransactions.id, input.txRowId));
+    const done = await lifecycle.succeed(
+      tx,
+      order,
+      {
+        actor,
+        reason: order.status === 'error' ? `late payment ${txHash}` : (manual?.reason ?? null),
+        now: new Date(nowMs),
+      },
+      {
+        // The credited amount is fixed on the order (docs/decisions.md section 6): the order read, the
+        // webhook and the ledger show one number.
+        patch: {
+          receivedAmount: toDbAmount(received),
+          ...(credit.currency === 'USDT'
+            ? { usdtAmountAfterFee: toDbAmount(credit.net) }
+            : { amountAfterFee: toDbAmount(credit.net), fee: toDbAmount(credit.gross.minus(credit.net)) }),
+        },
+        credit,
+      },
+    );
+    return audit(
+      { outcome: 'credited' as const, order_id: done.id, status: done.status },
+      {
+        crypto_amount: money(order.cryptoAmount).toFixed(),
+        received_total: received.toFixed(),
+        credited: `${credit.net.toFixed()} ${credit.currency}`,
+        ...(overLimit ? { above_limit: limit.toFixed() } : {}),
+      },
+    );
+  }
+
   /**
    * Records a transfer to a crypto order's address and completes the order when the total received
    * reaches `cryptoAmount` (overpayment credited as received); less leaves it pending with the paid
@@ -112,7 +223,7 @@ export function createCryptoPayments(deps: {
     const position = payment.position ?? 0;
     let amount = money(payment.amount);
     return db.transaction(async (tx) => {
-      const audit = async <T extends { outcome: string }>(result: T, extra: Record<string, unknown> = {}) => {
+      const audit: Audit = async (result, extra = {}) => {
         if (manual) {
           await writeAudit(tx, manual.operator, {
             action: 'order.confirm_crypto',
@@ -130,15 +241,7 @@ export function createCryptoPayments(deps: {
         }
         return result;
       };
-      const candidates = await cryptoOrdersAtAddress(tx, payment.address);
-      const matching = candidates.filter(
-        (c) => cryptoMethod(c.type)?.network === payment.network && sameAddress(c.address, payment.address),
-      );
-      const nowMs = clock.now();
-      const pending = matching.find(
-        (c) => c.status === 'pending' || (manual !== undefined && c.id === manual.orderId),
-      );
-      const late = matching.find((c) => c.finishedAt && nowMs - c.finishedAt.getTime() < POOL_HOLD_MS);
+      const { pending, late, nowMs } = await targetsOf(tx, payment, manual);
       const target = pending ?? late;
       const inserted = await tx
         .insert(cryptoTransactions)
@@ -152,6 +255,7 @@ export function createCryptoPayments(deps: {
           orderId: target?.id ?? null,
           outcome: pending ? 'partial' : late ? 'late' : 'unmatched',
           reportedBy: actor,
+          asset: payment.asset ?? null,
         })
         .onConflictDoNothing()
         .returning({ id: cryptoTransactions.id });
@@ -177,80 +281,68 @@ export function createCryptoPayments(deps: {
         }
       }
       if (!txRow) return audit({ outcome: 'duplicate' as const, order_id: null, status: null });
-      if (!pending)
-        return audit({
-          outcome: late ? ('late' as const) : ('unmatched' as const),
-          order_id: target?.id ?? null,
-          status: null,
-        });
-
-      const order = await lockOrder(tx, pending.id);
-      if (!order) throw new AppError('ORDER_NOT_FOUND');
-      const received = money(order.receivedAmount ?? 0).plus(amount);
-      if (
-        order.cryptoAmount === null ||
-        received.lt(order.cryptoAmount) ||
-        (order.status === 'error' && !manual)
-      ) {
-        await patchOrder(tx, order.id, { receivedAmount: toDbAmount(received) }, { now: new Date(nowMs) });
-        return audit({ outcome: 'partial' as const, order_id: order.id, status: order.status });
-      }
-      const limit = money(order.cryptoAmount).times(manualRatio);
-      const overLimit = manual !== undefined && received.gt(limit);
-      if (overLimit) assertMayCreditAbove(manual, received, limit);
-      const method = methodOf(order);
-      const settlement = (await findMerchant(tx, order.merchantId))?.settlement ?? 'fiat';
-      const currentRates = await ratesFor(rates, tx, method.coin);
-      const credit = cryptoCredit({
-        received,
-        method,
-        settlement,
-        feePercent: money(order.feePercent),
-        rates: {
-          coinRub: order.cryptoRate ? money(order.cryptoRate) : currentRates.coinRub,
-          usdtRub: currentRates.usdtRub,
-        },
+      return applyTransfer(tx, {
+        txRowId: txRow.id,
+        txHash,
+        amount,
+        actor,
+        pending,
+        late,
+        nowMs,
+        manual,
+        audit,
       });
-      if (!credit) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
+    });
+  }
+
+  /**
+   * Credits a transfer a built-in watcher saw (outcome `awaiting`) once its confirmations are
+   * reached and its inclusion re-checked (issue 20): the same rules as a chain notification. Answers
+   * null when the row is no longer awaiting (another process settled or dropped it).
+   */
+  async function settleAwaiting(rowId: number, confirmations: number) {
+    return db.transaction(async (tx) => {
+      const rows = await tx
+        .select()
+        .from(cryptoTransactions)
+        .where(and(eq(cryptoTransactions.id, rowId), eq(cryptoTransactions.outcome, 'awaiting')))
+        .for('update');
+      const row = rows[0];
+      if (!row) return null;
+      const payment: ChainPayment = {
+        network: row.network,
+        address: row.address,
+        txHash: row.txHash,
+        position: row.position,
+        amount: row.amount,
+        asset: row.asset ?? undefined,
+      };
+      const { pending, late, nowMs } = await targetsOf(tx, payment);
       await tx
         .update(cryptoTransactions)
-        .set({ outcome: 'credited' })
-        .where(eq(cryptoTransactions.id, txRow.id));
-      const done = await lifecycle.succeed(
-        tx,
-        order,
-        {
-          actor,
-          reason: order.status === 'error' ? `late payment ${txHash}` : (manual?.reason ?? null),
-          now: new Date(nowMs),
-        },
-        {
-          // The credited amount is fixed on the order (docs/decisions.md section 6): the order read, the
-          // webhook and the ledger show one number.
-          patch: {
-            receivedAmount: toDbAmount(received),
-            ...(credit.currency === 'USDT'
-              ? { usdtAmountAfterFee: toDbAmount(credit.net) }
-              : { amountAfterFee: toDbAmount(credit.net), fee: toDbAmount(credit.gross.minus(credit.net)) }),
-          },
-          credit,
-        },
-      );
-      return audit(
-        { outcome: 'credited' as const, order_id: done.id, status: done.status },
-        {
-          crypto_amount: money(order.cryptoAmount).toFixed(),
-          received_total: received.toFixed(),
-          credited: `${credit.net.toFixed()} ${credit.currency}`,
-          ...(overLimit ? { above_limit: limit.toFixed() } : {}),
-        },
-      );
+        .set({
+          outcome: pending ? 'partial' : late ? 'late' : 'unmatched',
+          orderId: (pending ?? late)?.id ?? null,
+          confirmations,
+        })
+        .where(eq(cryptoTransactions.id, row.id));
+      return applyTransfer(tx, {
+        txRowId: row.id,
+        txHash: row.txHash,
+        amount: money(row.amount),
+        actor: 'chain-watcher',
+        pending,
+        late,
+        nowMs,
+        audit: async (result) => result,
+      });
     });
   }
 
   return {
     /** `POST /chain/notifications`: a watcher reports a transfer to a deposit address. */
     chainNotification: (payment: ChainPayment) => recordPayment(payment, 'chain-watcher'),
+    settleAwaiting,
 
     /**
      * Operator confirmation of a crypto order with the transaction hash, its position and the

@@ -2,11 +2,25 @@ import type { Decimal } from 'decimal.js';
 import { roundHalfUp, roundUp } from '../../lib/money.js';
 import type { CryptoMethod } from '../catalog/index.js';
 import { computeFee } from '../orders/index.js';
+import { applyPayinMarkup } from '../rates/index.js';
 
 /** Rates a crypto quote may use, as units of RUB per one unit of the coin / of USDT. */
 export interface CryptoRates {
   coinRub?: Decimal | undefined;
   usdtRub?: Decimal | undefined;
+}
+
+/**
+ * The rates of a crypto PAYIN quote after the markup `percent` (issue 20; docs/decisions.md section
+ * 6): the rate that turns the coin into rubles is lowered by it (for USDT methods USDT/RUB, else
+ * COIN/RUB), so that the client sends more coins for the same rubles; the USDT/RUB rate of another
+ * coin's USDT estimate is left as it is. The order keeps the rate it gets (`cryptoRate`).
+ */
+export function withPayinMarkup(rates: CryptoRates, coin: string, percent: string): CryptoRates {
+  const mark = (r: Decimal | undefined) => (r ? applyPayinMarkup(r, percent) : undefined);
+  return coin === 'USDT'
+    ? { coinRub: mark(rates.coinRub), usdtRub: mark(rates.usdtRub) }
+    : { coinRub: mark(rates.coinRub), usdtRub: rates.usdtRub };
 }
 
 /** The figures of a crypto PAYIN at creation (docs/api.md "createOrder - crypto PAYIN" response). */
@@ -89,7 +103,8 @@ export function cryptoCredit(input: {
     else if (rates.coinRub && rates.usdtRub)
       gross = roundHalfUp(received.times(rates.coinRub).dividedBy(rates.usdtRub), 2);
   } else {
-    const rate = method.coin === 'USDT' ? (rates.usdtRub ?? rates.coinRub) : rates.coinRub;
+    // A USDT order's own fixed rate (`coinRub` = its cryptoRate) comes before today's USDT/RUB.
+    const rate = method.coin === 'USDT' ? (rates.coinRub ?? rates.usdtRub) : rates.coinRub;
     if (rate) gross = roundHalfUp(received.times(rate), 2);
   }
   if (!gross) return undefined;

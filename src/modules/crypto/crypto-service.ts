@@ -2,6 +2,7 @@ import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { OrderLifecycle } from '../orders/index.js';
 import type { RatesService } from '../rates/index.js';
+import { createChainTransfers } from './chain-transfers.js';
 import { createCryptoKeys } from './crypto-keys.js';
 import { createCryptoPayins } from './crypto-payins.js';
 import { createCryptoPayments } from './crypto-payments.js';
@@ -23,6 +24,8 @@ export function createCryptoService(deps: {
   const payments = createCryptoPayments(deps);
   const keys = createCryptoKeys(deps);
   return {
+    /** What the built-in chain watchers record (issue 20), and their credit path. */
+    chainTransfers: { ...createChainTransfers(deps), settle: payments.settleAwaiting },
     createPayin: payins.create,
     fillMissingAmounts: payins.fillMissingAmounts,
     chainNotification: payments.chainNotification,

@@ -30,6 +30,7 @@ const ctx = (over: Partial<CreditContext> = {}): CreditContext => ({
   sourceAllowed: true,
   deviceBound: true,
   needsOperator: false,
+  requisiteBlocked: false,
   requisiteMasks: ['1234'],
   orders: [order()],
   ...over,
@@ -82,7 +83,11 @@ describe('decideCredit: a credit confirms one order only when every rule holds (
     });
   }
 
-  it('a weaker source that the deployment wants checked: review with the candidate order', () => {
+  it('a blocked requisite, or a weaker source the deployment wants checked: review', () => {
+    assert.deepEqual(decideCredit(ctx({ requisiteBlocked: true })), {
+      action: 'review',
+      reason: 'requisite_blocked',
+    });
     assert.deepEqual(decideCredit(ctx({ needsOperator: true })), {
       action: 'review',
       reason: 'needs_operator',

@@ -31,6 +31,8 @@ export interface CreditContext {
   sourceAllowed: boolean;
   /** The device is active (not revoked) and is the one bound to the requisite. */
   deviceBound: boolean;
+  /** The requisite is paused by its bank's block message: its credits wait for an operator. */
+  requisiteBlocked: boolean;
   /** The evidence is weaker (SmsForwarder: the body is not signed) and the deployment wants an operator for it. */
   needsOperator: boolean;
   /** Masks the requisite's bank messages show (card or account endings). */
@@ -51,7 +53,13 @@ export type ReviewReason =
   | 'several_orders'
   | 'late'
   | 'outside_life'
-  | 'needs_operator';
+  | 'needs_operator'
+  | 'requisite_blocked'
+  /** The device has no requisite at the message's bank, or several and the message shows no mask. */
+  | 'no_requisite'
+  | 'several_requisites'
+  /** Raised by the service: an order expired while its requisite's device was stale or offline. */
+  | 'expired_while_offline';
 
 /** The decision: confirm one order, put it in review, pause the requisite, or ignore it. */
 export type CreditDecision =
@@ -96,6 +104,7 @@ export function decideCredit(ctx: CreditContext): CreditDecision {
   if (parsed.kind !== 'credit') return { action: 'ignore', reason: parsed.kind };
   if (!ctx.sourceAllowed) return { action: 'review', reason: 'unknown_source' };
   if (!ctx.deviceBound) return { action: 'review', reason: 'device_not_bound' };
+  if (ctx.requisiteBlocked) return { action: 'review', reason: 'requisite_blocked' };
   const { fields } = parsed;
   if (fields.mask && !ctx.requisiteMasks.includes(fields.mask))
     return { action: 'review', reason: 'wrong_mask' };

@@ -6,12 +6,12 @@ import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { OfferInput, type PoolService } from '../pool/index.js';
 import {
-  DeviceCreatedSchema,
   NotificationIngestedSchema,
   NotificationSchema,
   PublishedOfferSchema,
 } from './devices-admin-schemas.js';
-import type { DeviceRow, DevicesService } from './devices-service.js';
+import type { DeviceRow } from './devices-repository.js';
+import type { DevicesService } from './devices-service.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -70,7 +70,8 @@ export function traderRoutes(app: App, deps: { devices: DevicesService; pool: Po
     },
     async (request) => {
       const device = deviceOf(request);
-      if (!device.requisiteIds.includes(request.body.requisite_id)) throw new AppError('FORBIDDEN');
+      if (!(await deps.devices.boundRequisites(device)).includes(request.body.requisite_id))
+        throw new AppError('FORBIDDEN');
       return {
         success: true as const,
         data: await deps.pool.publishOffer(request.body, { name: `device:${device.name}`, ip: request.ip }),
@@ -79,26 +80,8 @@ export function traderRoutes(app: App, deps: { devices: DevicesService; pool: Po
   );
 }
 
-/** Admin: devices and their bank notifications (issue 9). */
+/** Admin: the pre-parsed bank notifications (issue 9); devices themselves: device-admin-routes.ts. */
 export function devicesAdminRoutes(app: App, deps: { devices: DevicesService }) {
-  app.post(
-    '/admin/devices',
-    {
-      schema: {
-        tags: ['admin'],
-        summary: "Issue a device token (shown once) for a requisite holder's phone",
-        body: Type.Object({
-          name: Type.String({ minLength: 1, maxLength: 100 }),
-          requisite_ids: Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }),
-        }),
-        response: { 200: Envelope(DeviceCreatedSchema), ...errorResponses },
-      },
-    },
-    async (request) => ({
-      success: true as const,
-      data: await deps.devices.createDevice(request.body, actorOf(request)),
-    }),
-  );
   app.get(
     '/admin/notifications',
     {

@@ -1,11 +1,11 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
-import { bankNotifications, traderDevices } from '../../db/tables/devices.js';
+import { bankNotifications } from '../../db/tables/devices.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
-import { randomToken, sha256Hex } from '../../lib/secrets.js';
+import { sha256Hex } from '../../lib/secrets.js';
 import { writeAudit } from '../audit/index.js';
 import {
   eventActor,
@@ -14,12 +14,11 @@ import {
   type OrderLifecycle,
   pendingOrdersForCredit,
 } from '../orders/index.js';
-import { countRequisites } from '../requisites/index.js';
+import { bindingsOf, type DeviceRow, deviceByTokenDigest } from './devices-repository.js';
 
 /** How long a payment to an expired order is held for operators rather than ignored (issue 9). */
 export const LATE_WINDOW_MS = 24 * 3600 * 1000;
 
-export type DeviceRow = typeof traderDevices.$inferSelect;
 export type NotificationRow = typeof bankNotifications.$inferSelect;
 
 /** A notification from a holder's device (`POST /trader/notifications`). */
@@ -49,7 +48,7 @@ function notificationView(n: NotificationRow) {
 }
 
 /**
- * Requisite holders' devices and their bank notifications (issue 9; docs/decisions.md section 7).
+ * The pre-parsed bank notifications of devices (issue 9; docs/decisions.md section 7).
  * A notification confirms the one pending PAYIN order on its requisite whose payable amount equals
  * the notified amount, in one transaction with the ledger credit and the webhook (the lifecycle);
  * anything else is kept for operators, never guessed.
@@ -59,48 +58,32 @@ export function createDevicesService(deps: { database: Database; clock: Clock; l
   const db = database.db;
 
   return {
-    /** Issues a device token (shown once) for a holder's phone, bound to its requisites. */
-    async createDevice(input: { name: string; requisite_ids: string[] }, actor: AdminActor) {
-      const token = `dev_${randomToken(32)}`;
-      return db.transaction(async (tx) => {
-        const known = await countRequisites(tx, [...new Set(input.requisite_ids)]);
-        if (known !== new Set(input.requisite_ids).size)
-          throw invalidField('requisite_ids', 'unknown requisite');
-        const row = (
-          await tx
-            .insert(traderDevices)
-            .values({ name: input.name, tokenDigest: sha256Hex(token), requisiteIds: input.requisite_ids })
-            .returning()
-        )[0];
-        if (!row) throw new Error('insert returned no row');
-        await writeAudit(tx, actor, {
-          action: 'device.create',
-          targetType: 'device',
-          targetId: row.id,
-          after: { name: row.name, requisite_ids: row.requisiteIds },
-        });
-        return { id: row.id, name: row.name, requisite_ids: row.requisiteIds, token };
-      });
+    /** The live device of a bearer token (its current one, or the previous within a rotation's grace). */
+    async deviceByToken(token: string): Promise<DeviceRow | undefined> {
+      const row = await deviceByTokenDigest(db, sha256Hex(token));
+      if (!row?.enabled || row.revokedAt) return undefined;
+      if (row.tokenDigest !== sha256Hex(token)) {
+        const until = row.previousSecrets?.validUntil;
+        if (!until || Date.parse(until) <= clock.now()) return undefined;
+      }
+      return row;
     },
 
-    async deviceByToken(token: string): Promise<DeviceRow | undefined> {
-      const row = (
-        await db
-          .select()
-          .from(traderDevices)
-          .where(eq(traderDevices.tokenDigest, sha256Hex(token)))
-          .limit(1)
-      )[0];
-      return row?.enabled ? row : undefined;
+    /** The requisites whose orders the device confirms (issue 19: one device per requisite). */
+    async boundRequisites(device: DeviceRow): Promise<string[]> {
+      return (await bindingsOf(db, [device.id])).get(device.id) ?? [];
     },
 
     /**
-     * Stores and matches a bank notification (issue 9 section 3). The same `message_id` from the same
-     * device twice changes nothing (the first outcome is returned). Throws FORBIDDEN for a requisite
-     * that is not the device's.
+     * Stores and matches a pre-parsed bank notification (issue 9 section 3), trusting the device's
+     * own parse. The same `message_id` from the same device twice changes nothing (the first outcome
+     * is returned). A requisite the device listed before issue 19 but another device now keeps is
+     * stored unmatched (`device_not_bound`) for operators; any other requisite is FORBIDDEN.
      */
     async ingest(device: DeviceRow, input: NotificationInput) {
-      if (!device.requisiteIds.includes(input.requisite_id)) throw new AppError('FORBIDDEN');
+      const bound = (await bindingsOf(db, [device.id])).get(device.id) ?? [];
+      const isBound = bound.includes(input.requisite_id);
+      if (!isBound && !device.requisiteIds.includes(input.requisite_id)) throw new AppError('FORBIDDEN');
       const amount = money(String(input.amount));
       const receivedAt = new Date(input.received_at);
       if (Number.isNaN(receivedAt.getTime())) throw invalidField('received_at', 'must be an ISO 8601 time');
@@ -138,9 +121,11 @@ export function createDevicesService(deps: { database: Database; clock: Clock; l
           return { duplicate: true, ...(first ? notificationView(first) : {}) };
         }
         const credit = { requisiteId: input.requisite_id, currency: input.currency, amount };
-        const candidates = await pendingOrdersForCredit(tx, credit, now);
+        const candidates = isBound ? await pendingOrdersForCredit(tx, credit, now) : [];
         let patch: Partial<NotificationRow>;
-        if (candidates.length === 1 && candidates[0]) {
+        if (!isBound) {
+          patch = { status: 'unmatched', reason: 'device_not_bound' };
+        } else if (candidates.length === 1 && candidates[0]) {
           await lifecycle.succeed(tx, candidates[0], {
             actor: `device:${device.name}`,
             reason: `bank notification ${input.message_id}`,

@@ -1,3 +1,14 @@
-/** Requisite holders' devices and their bank notifications (issue 9). */
+/**
+ * Requisite holders' phones (issues 9 and 19): pairing and liveness, the messages they forward
+ * (SMS Gateway for Android, SmsForwarder, the native batch), the review queue, and the pre-parsed
+ * notifications endpoint kept for compatibility.
+ */
+export { deviceAdminRoutes } from './device-admin-routes.js';
+export { createDeviceAdmin, type DeviceAdmin } from './device-admin-service.js';
+export { deviceCounts } from './device-counts.js';
+export { deviceEndpoints } from './device-endpoints.js';
+export { createDeviceIngest, type DeviceIngest, type DeviceMetrics } from './device-ingest-service.js';
+export { createLivenessSweep } from './device-liveness.js';
+export { createDeviceReview, type DeviceReview } from './device-review-service.js';
 export { devicesAdminRoutes, traderRoutes } from './devices-routes.js';
 export { createDevicesService, type DevicesService } from './devices-service.js';

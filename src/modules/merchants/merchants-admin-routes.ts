@@ -35,6 +35,11 @@ const settingsFields = {
   crypto_order_ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 7 * 86_400 })),
   payin_rate_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   settlement: Type.Optional(Type.Union([Type.Literal('fiat'), Type.Literal('usdt')])),
+  rate_markup_percent: Type.Optional(
+    Type.Union([Percent, Type.Null()], {
+      description: 'Crypto PAYIN rate markup percent (below 50); null: RATE_MARKUP_PAYIN_PERCENT',
+    }),
+  ),
 };
 
 const MerchantIdParams = Type.Object({ merchant_id: Type.String({ minLength: 1, maxLength: 64 }) });

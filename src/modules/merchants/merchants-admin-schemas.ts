@@ -25,6 +25,9 @@ const merchantFields = {
   crypto_order_ttl_seconds: Type.Integer(),
   payin_rate_limit: Type.Integer({ description: 'createOrder PAYIN requests per second' }),
   settlement: Type.Union([Type.Literal('fiat'), Type.Literal('usdt')]),
+  rate_markup_percent: Type.Union([Decimal('Crypto PAYIN rate markup percent'), Type.Null()], {
+    description: 'null: the service default RATE_MARKUP_PAYIN_PERCENT',
+  }),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   updated_at: Type.String({ description: 'ISO 8601 UTC' }),
 };

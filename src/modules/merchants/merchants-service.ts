@@ -41,6 +41,8 @@ export interface MerchantSettingsInput {
   crypto_order_ttl_seconds?: number;
   payin_rate_limit?: number;
   settlement?: 'fiat' | 'usdt';
+  /** Crypto PAYIN rate markup percent, 0 to 49.9999; null: the service default (RATE_MARKUP_PAYIN_PERCENT). */
+  rate_markup_percent?: number | string | null;
   enabled?: boolean;
 }
 
@@ -62,6 +64,7 @@ export function merchantView(m: MerchantRow) {
     crypto_order_ttl_seconds: m.cryptoOrderTtlSeconds,
     payin_rate_limit: m.payinRateLimitPerSecond,
     settlement: m.settlement,
+    rate_markup_percent: m.rateMarkupPercent,
     created_at: m.createdAt.toISOString(),
     updated_at: m.updatedAt.toISOString(),
   };
@@ -142,6 +145,12 @@ export function settingsToColumns(
     out.cryptoOrderTtlSeconds = input.crypto_order_ttl_seconds;
   if (input.payin_rate_limit !== undefined) out.payinRateLimitPerSecond = input.payin_rate_limit;
   if (input.settlement !== undefined) out.settlement = input.settlement;
+  if (input.rate_markup_percent !== undefined) {
+    const m = input.rate_markup_percent;
+    if (m !== null && (!/^\d{1,2}(\.\d{1,4})?$/.test(String(m)) || money(String(m)).gte(50)))
+      throw invalidField('rate_markup_percent', 'must be a percent from 0 to 49.9999, or null');
+    out.rateMarkupPercent = m === null ? null : money(String(m)).toFixed();
+  }
   if (input.enabled !== undefined) out.enabled = input.enabled;
   return out;
 }

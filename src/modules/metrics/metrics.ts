@@ -48,6 +48,24 @@ export function createMetrics(deps: {
     labelNames: ['endpoint'] as const,
     registers: [registry],
   });
+  const deviceMessages = new Counter({
+    name: 'device_messages_total',
+    help: 'Bank messages from devices by bank and parse outcome (parsed, unparsed, ambiguous)',
+    labelNames: ['bank', 'parse'] as const,
+    registers: [registry],
+  });
+  const deviceCredits = new Counter({
+    name: 'device_credits_total',
+    help: 'Device credits by outcome: confirmed (auto-confirmed), review, paired (SMS + push of one transfer)',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
+  const deviceAlerts = new Counter({
+    name: 'device_alerts_total',
+    help: 'Operator alerts from devices: block (requisite paused), unknown_source_block, offline',
+    labelNames: ['kind'] as const,
+    registers: [registry],
+  });
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database pool connections by state (total, idle, waiting)',
@@ -76,6 +94,36 @@ export function createMetrics(deps: {
           this.set(await read());
         },
       });
+    },
+    /** A gauge with one label whose values a module reads when Prometheus scrapes (e.g. devices by state). */
+    labelledGauge(name: string, help: string, label: string, read: () => Promise<Record<string, number>>) {
+      new Gauge({
+        name,
+        help,
+        labelNames: [label],
+        registers: [registry],
+        async collect() {
+          this.reset();
+          for (const [value, count] of Object.entries(await read())) this.set({ [label]: value }, count);
+        },
+      });
+    },
+    /** A counter with labels a module increments (e.g. the chain watchers' errors and transfers). */
+    counter<L extends string>(name: string, help: string, labelNames: readonly L[]) {
+      const c = new Counter({ name, help, labelNames: [...labelNames], registers: [registry] });
+      return (labels: Record<L, string>) => c.inc(labels);
+    },
+    /** The devices module's counters (issue 19 "Metrics"). */
+    devices: {
+      messageRead(bank: string, parse: 'parsed' | 'unparsed' | 'ambiguous') {
+        deviceMessages.inc({ bank, parse });
+      },
+      creditDecided(outcome: 'confirmed' | 'review' | 'paired') {
+        deviceCredits.inc({ outcome });
+      },
+      alert(kind: 'block' | 'unknown_source_block' | 'offline') {
+        deviceAlerts.inc({ kind });
+      },
     },
     observeRequest(route: string, method: string, status: number, seconds: number) {
       httpRequests.inc({ route, method, status: String(status) });

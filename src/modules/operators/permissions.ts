@@ -73,10 +73,12 @@ function permissionOf(first: string, write: boolean): Permission {
     case 'merchants':
       return write ? 'merchants.manage' : 'merchants.read';
     case 'notifications':
+    case 'device-events':
       return write ? 'orders.manage' : 'orders.read';
     case 'requisites':
     case 'rates':
     case 'crypto':
+    case 'chains':
     case 'banks':
     case 'pool':
     case 'devices':

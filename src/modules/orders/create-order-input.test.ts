@@ -32,6 +32,7 @@ function merchant(overrides: Partial<MerchantRow> = {}): MerchantRow {
     orderTtlSeconds: 900,
     cryptoOrderTtlSeconds: 3600,
     payinRateLimitPerSecond: 10,
+    rateMarkupPercent: null,
     settlement: 'fiat',
     createdAt: now,
     updatedAt: now,

@@ -109,21 +109,26 @@ export function checkLimits(merchant: MerchantRow, limitKey: string, amount: num
  * `success_callback_url`: an absolute http(s) URL of at most 2048 characters, or none. A host written
  * as a private, loopback, link-local or metadata address (or `localhost`) is refused here, since the
  * webhook could never be delivered there (issue 17 item 14), unless `allowlist` allows it; names are
- * checked again when the webhook connects. Throws VALIDATION_ERROR naming the field.
+ * checked again when the webhook connects. Throws VALIDATION_ERROR naming `field` (the event
+ * subscriptions' `url` is checked by the same rule).
  */
-export function callbackUrl(value: string | null | undefined, allowlist: Allowlist): string | null {
+export function callbackUrl(
+  value: string | null | undefined,
+  allowlist: Allowlist,
+  field = 'success_callback_url',
+): string | null {
   if (value === undefined || value === null || value === '') return null;
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw invalidField('success_callback_url', 'must be an absolute http(s) URL');
+    throw invalidField(field, 'must be an absolute http(s) URL');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidField('success_callback_url', 'must be an absolute http(s) URL');
+    throw invalidField(field, 'must be an absolute http(s) URL');
   }
   if (isForbiddenLiteralHost(url, allowlist)) {
-    throw invalidField('success_callback_url', 'must be a public address, not a private or local one');
+    throw invalidField(field, 'must be a public address, not a private or local one');
   }
   return value;
 }

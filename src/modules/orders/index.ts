@@ -11,7 +11,7 @@ export {
   type PayoutCommand,
   parseCreateOrder,
 } from './create-order-command.js';
-export { checkLimits } from './create-order-input.js';
+export { callbackUrl, checkLimits } from './create-order-input.js';
 export {
   type NewOrderDraft,
   type NewOrderFigures,
@@ -21,20 +21,27 @@ export {
 export { adminOrderView, eventActor } from './order-admin-view.js';
 export {
   createOrderLifecycle,
+  type MoveHook,
   type OrderLifecycle,
+  type OrderMove,
   type PayinCredit,
   type SuccessHook,
   type TransitionContext,
 } from './order-lifecycle.js';
-export { type OrderRow, remainingSeconds } from './order-view.js';
+export { type OrderInfo, type OrderRow, orderInfo, remainingSeconds } from './order-view.js';
 export { ordersAdminRoutes } from './orders-admin-routes.js';
 export {
   assignPayout,
   type CreditOnRequisite,
+  cryptoAddressesToWatch,
   cryptoOrdersAtAddress,
   cryptoOrdersAwaitingQuote,
   depositAddressInUse,
+  expiredPayinsOn,
   lateOrderForCredit,
+  type OrderForCredit,
+  ordersForCredit,
+  paidPayinsOn,
   pendingOrdersForCredit,
   setCryptoQuote,
 } from './orders-queries.js';

@@ -1,5 +1,6 @@
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError } from '../../lib/errors.js';
+import { money } from '../../lib/money.js';
 import { can } from '../operators/index.js';
 import { type OrderRow, orderInfo } from './order-view.js';
 
@@ -35,6 +36,7 @@ export function adminOrderView(order: OrderRow, nowMs: number, publicBaseUrl: st
         : null,
     expires_at: order.expiresAt?.toISOString() ?? null,
     finished_at: order.finishedAt?.toISOString() ?? null,
+    received_amount: order.receivedAmount === null ? null : money(order.receivedAmount).toFixed(),
   };
 }
 

@@ -24,6 +24,18 @@ export interface TransitionContext {
 /** Work that must commit with a move to `success` (the webhook outbox row, issue 3). */
 export type SuccessHook = (ex: Executor, order: OrderRow) => Promise<void>;
 
+/** One status move, as event hooks see it (issue 21: the merchant's event subscriptions). */
+export interface OrderMove {
+  order: OrderRow;
+  from: string;
+  to: 'success' | 'error';
+  /** The status reason: `expired`, an operator's reason, null. */
+  reason: string | null;
+}
+
+/** Work that must commit with every move (the event subscriptions' outbox rows). */
+export type MoveHook = (ex: Executor, moves: OrderMove[]) => Promise<void>;
+
 /** What a successful PAYIN credits the merchant: currency, gross amount and net of the fee. */
 export interface PayinCredit {
   currency: string;
@@ -69,12 +81,19 @@ export interface Expired {
  */
 export function createOrderLifecycle(deps: {
   successHooks?: SuccessHook[];
+  /** Run in the transaction of every move, after the success hooks. */
+  moveHooks?: MoveHook[];
   /** Told of every order that reached success or error (metrics); called inside the transaction. */
   onFinished?: (order: Pick<OrderRow, 'type' | 'direction'>, status: 'success' | 'error') => void;
   /** Runs in the expiry transaction with what expired (the auto-disable rule of requisites). */
   afterExpiry?: (ex: Executor, expired: Expired[]) => Promise<unknown>;
 }) {
   const successHooks = deps.successHooks ?? [];
+  const moveHooks = deps.moveHooks ?? [];
+  async function moved(ex: Executor, moves: OrderMove[]) {
+    if (moves.length === 0) return;
+    for (const hook of moveHooks) await hook(ex, moves);
+  }
 
   async function audit(ex: Executor, before: OrderRow, after: OrderRow, ctx: TransitionContext) {
     if (!ctx.audit) return;
@@ -136,6 +155,7 @@ export function createOrderLifecycle(deps: {
       await options.within?.(ex, updated);
       await audit(ex, order, updated, ctx);
       for (const hook of successHooks) await hook(ex, updated);
+      await moved(ex, [{ order: updated, from: order.status, to: 'success', reason: ctx.reason ?? null }]);
       deps.onFinished?.(updated, 'success');
       return updated;
     },
@@ -154,6 +174,7 @@ export function createOrderLifecycle(deps: {
         { orderId: order.id, fromStatus: 'pending', toStatus: 'error', actor: ctx.actor, reason: ctx.reason },
       ]);
       await audit(ex, order, updated, ctx);
+      await moved(ex, [{ order: updated, from: 'pending', to: 'error', reason: ctx.reason ?? null }]);
       deps.onFinished?.(updated, 'error');
       return updated;
     },
@@ -174,6 +195,10 @@ export function createOrderLifecycle(deps: {
           actor: 'system',
           reason: 'expired',
         })),
+      );
+      await moved(
+        ex,
+        expired.map((o) => ({ order: o, from: 'pending', to: 'error' as const, reason: 'expired' })),
       );
       for (const o of expired) deps.onFinished?.(o, 'error');
       if (expired.length > 0) await deps.afterExpiry?.(ex, expired);

@@ -19,6 +19,11 @@ export const AdminOrderSchema = Type.Object({
   paid_orders: Nullable(Type.String({ description: '"<paid>/<orders>" of the client, when both are known' })),
   expires_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
   finished_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
+  received_amount: Nullable(
+    Type.String({
+      description: 'Crypto: the coins received so far (partial payments add up), a decimal string',
+    }),
+  ),
 });
 
 /** `GET /admin/orders`: a page of orders, newest first. */

@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import { and, desc, eq, gt, isNull, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { orders } from '../../db/tables/orders.js';
 import { toDbAmount } from '../../lib/money.js';
@@ -25,6 +25,24 @@ export async function cryptoOrdersAtAddress(ex: Executor, address: string, limit
     .where(and(eq(orders.method, 'crypto'), sql`lower(${orders.pdAddress}) = lower(${address})`))
     .orderBy(desc(orders.createdAt))
     .limit(limit);
+}
+
+/**
+ * Deposit addresses a chain watcher looks at (issue 20): crypto orders of `types` that are pending
+ * or ended after `endedSince` (the late window), with their type.
+ */
+export async function cryptoAddressesToWatch(ex: Executor, types: readonly string[], endedSince: Date) {
+  if (types.length === 0) return [];
+  return ex
+    .selectDistinct({ address: orders.pdAddress, type: orders.type })
+    .from(orders)
+    .where(
+      and(
+        eq(orders.method, 'crypto'),
+        inArray(orders.type, [...types]),
+        or(eq(orders.status, 'pending'), gt(orders.finishedAt, endedSince)),
+      ),
+    );
 }
 
 /** Pending crypto orders still without a quote (RUB mode without `cryptoAmount`, coin mode without the RUB figures). */
@@ -126,4 +144,78 @@ export async function assignPayout(ex: Executor, id: string, operator: string, n
 export function depositAddressInUse(address: SQL, since: Date): SQL {
   return sql`EXISTS (SELECT 1 FROM ${orders} WHERE ${orders.method} = 'crypto' AND ${orders.pdAddress} = ${address}
     AND (${orders.status} = 'pending' OR ${orders.finishedAt} > ${since.toISOString()}::timestamptz))`;
+}
+
+/** An order a bank credit on its requisite might be for (issue 19), as the credit decision reads it. */
+export interface OrderForCredit {
+  order: OrderRow;
+  /** `expired` when the expiry sweeper ended it (a credit for it is a late payment). */
+  status: 'pending' | 'expired';
+}
+
+/**
+ * The fiat PAYIN orders on the requisite with exactly that payable amount that a credit may be for:
+ * pending ones (whatever their deadline: the phone's receive time decides) and those expired since
+ * `since`, pending ones locked FOR UPDATE. Answers oldest first.
+ */
+export async function ordersForCredit(
+  ex: Executor,
+  credit: CreditOnRequisite,
+  since: Date,
+): Promise<OrderForCredit[]> {
+  const pending = await ex
+    .select()
+    .from(orders)
+    .where(and(sameAmountOn(credit), eq(orders.status, 'pending')))
+    .orderBy(orders.createdAt)
+    .for('update');
+  const expired = await ex
+    .select()
+    .from(orders)
+    .where(
+      and(
+        sameAmountOn(credit),
+        eq(orders.status, 'error'),
+        eq(orders.statusReason, 'expired'),
+        gt(orders.finishedAt, since),
+      ),
+    )
+    .orderBy(orders.createdAt);
+  return [
+    ...pending.map((order) => ({ order, status: 'pending' as const })),
+    ...expired.map((order) => ({ order, status: 'expired' as const })),
+  ];
+}
+
+/** PAYIN orders on the requisites that expired after `since` (issue 19: expired while a device was quiet). */
+export async function expiredPayinsOn(ex: Executor, requisiteIds: string[], since: Date) {
+  if (requisiteIds.length === 0) return [];
+  return ex
+    .select({ id: orders.id, requisiteId: orders.requisiteId, payableAmount: orders.payableAmount })
+    .from(orders)
+    .where(
+      and(
+        inArray(orders.requisiteId, requisiteIds),
+        eq(orders.method, 'fiat'),
+        eq(orders.status, 'error'),
+        eq(orders.statusReason, 'expired'),
+        gt(orders.finishedAt, since),
+      ),
+    );
+}
+
+/** Ids of fiat PAYIN orders on the requisites that succeeded after `since` (issue 19: "alive but deaf"). */
+export async function paidPayinsOn(ex: Executor, requisiteIds: string[], since: Date) {
+  if (requisiteIds.length === 0) return [];
+  return ex
+    .select({ id: orders.id, requisiteId: orders.requisiteId })
+    .from(orders)
+    .where(
+      and(
+        inArray(orders.requisiteId, requisiteIds),
+        eq(orders.method, 'fiat'),
+        eq(orders.status, 'success'),
+        gt(orders.finishedAt, since),
+      ),
+    );
 }

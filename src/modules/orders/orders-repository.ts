@@ -152,11 +152,7 @@ export async function writeStatus(
  * the amount and the requisite), at most `limit`, claimed with SKIP LOCKED so that several
  * processes sweep at once (order-lifecycle.ts only). Returns what was expired.
  */
-export async function writeExpired(
-  ex: Executor,
-  now: Date,
-  limit: number,
-): Promise<Array<Pick<OrderRow, 'id' | 'requisiteId' | 'type' | 'direction' | 'merchantId'>>> {
+export async function writeExpired(ex: Executor, now: Date, limit: number): Promise<OrderRow[]> {
   const due = ex
     .select({ id: orders.id })
     .from(orders)
@@ -168,13 +164,7 @@ export async function writeExpired(
     .update(orders)
     .set({ status: 'error', statusReason: 'expired', finishedAt: now, updatedAt: now })
     .where(sql`${orders.id} IN ${due}`)
-    .returning({
-      id: orders.id,
-      requisiteId: orders.requisiteId,
-      type: orders.type,
-      direction: orders.direction,
-      merchantId: orders.merchantId,
-    });
+    .returning();
 }
 
 export interface OrderEventInput {

@@ -1,4 +1,11 @@
-/** Exchange rates (docs/decisions.md section 6): operators' and the provider's, fresh or missing. */
+/**
+ * Exchange rates (docs/decisions.md section 6; issue 20 section 2): operators' rates with an
+ * expiry, the sources' quotes (CoinGecko, Rapira, the CBR, the generic provider), their median and
+ * its history.
+ */
 export { ratesAdminRoutes } from './rates-admin-routes.js';
 export { fetchProviderRates } from './rates-provider.js';
+export { createRatesRefresh, type RatesRefresh } from './rates-refresh.js';
+export { applyPayinMarkup } from './rates-rules.js';
 export { createRatesService, type RatesService } from './rates-service.js';
+export { buildRateSources, type RateSource } from './sources/index.js';

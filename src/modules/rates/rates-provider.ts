@@ -1,5 +1,5 @@
-import { request } from 'undici';
 import { money } from '../../lib/money.js';
+import { getJson } from './sources/source-http.js';
 
 /** One rate as a provider answers it. */
 export interface ProviderRate {
@@ -35,16 +35,10 @@ export function parseProviderAnswer(json: unknown): ProviderRate[] {
   return out;
 }
 
-/** Fetches the operator-configured provider URL (10 s limit) and returns its rates. */
+/**
+ * Fetches the operator-configured provider URL (10 s limit, as every rate source) and returns its
+ * rates; a status other than 200 or a body that is not JSON throws.
+ */
 export async function fetchProviderRates(url: string): Promise<ProviderRate[]> {
-  const res = await request(url, {
-    method: 'GET',
-    signal: AbortSignal.timeout(10_000),
-    headers: { accept: 'application/json' },
-  });
-  if (res.statusCode !== 200) {
-    await res.body.dump();
-    throw new Error(`rates provider answered ${res.statusCode}`);
-  }
-  return parseProviderAnswer(await res.body.json());
+  return parseProviderAnswer(await getJson('rates provider', url));
 }

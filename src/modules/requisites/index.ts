@@ -15,7 +15,11 @@ export {
   disableRequisites,
   findRequisite,
   findRequisites,
+  type PauseReason,
+  pauseRequisites,
   type RequisiteRow,
+  requisiteMasks,
+  resumeRequisites,
 } from './requisites-repository.js';
 export {
   createRequisitesService,

@@ -22,7 +22,8 @@ export interface PickOperands {
 export type PickLock = 'skip-locked' | 'wait';
 
 /**
- * The query that picks one requisite for an order (docs/decisions.md section 7): enabled, same currency,
+ * The query that picks one requisite for an order (docs/decisions.md section 7): enabled and not
+ * paused (issue 19: a bank's block, a silent device), same currency,
  * a kind that fits the type, at the bank a same-bank type needs, the amount within min/max; plus
  * the caller's `load` condition over the candidate's id (room under max active orders and the
  * daily turnover limit: the orders module knows the orders), ordered by the caller's `order`
@@ -57,6 +58,7 @@ export function pickRequisiteQuery(input: {
       and(
         input.only ? eq(requisites.id, input.only) : undefined,
         eq(requisites.enabled, true),
+        isNull(requisites.pausedReason),
         sql`${requisites.currency} = ${o.currency}::text`,
         o.severalKinds
           ? sql`${requisites.kind} = ANY(string_to_array(${o.kinds}::text, ','))`

@@ -69,6 +69,8 @@ export function requisitesAdminRoutes(app: App, deps: { requisites: RequisitesSe
           {
             enabled: Type.Optional(Type.Boolean()),
             holder_name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            masks: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 10 })),
+            paused_reason: Type.Optional(Type.Null({ description: 'null resumes a paused requisite' })),
             ...limitFields,
           },
           { additionalProperties: false },

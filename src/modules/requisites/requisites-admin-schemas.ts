@@ -25,6 +25,16 @@ export const RequisiteSchema = Type.Object({
   emv: Nullable(Type.String()),
   enabled: Type.Boolean(),
   disabled_reason: Nullable(Type.String()),
+  masks: Type.Array(Type.String(), {
+    description: "Endings its bank's messages may show: a card's last four digits plus extra_masks",
+  }),
+  extra_masks: Type.Array(Type.String(), { description: 'Endings operators added' }),
+  paused_reason: Nullable(
+    Type.Union([Type.Literal('block'), Type.Literal('stale'), Type.Literal('liveness')], {
+      description: 'Why it takes no new orders: its bank blocked it, or its device is quiet',
+    }),
+  ),
+  paused_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
   last_assigned_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   active_orders: Type.Optional(Type.Integer({ description: 'List only: pending orders' })),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { requisites } from '../../db/tables/requisites.js';
 
@@ -61,4 +61,59 @@ export async function disableRequisites(ex: Executor, ids: string[], reason: str
     .where(and(inArray(requisites.id, ids), eq(requisites.enabled, true)))
     .returning({ id: requisites.id });
   return rows.map((r) => r.id);
+}
+
+/** Why a requisite takes no new orders for now (issue 19). */
+export type PauseReason = 'block' | 'stale' | 'liveness';
+
+/**
+ * Pauses those of `ids` that are not paused or are paused for one of `over` (a block overrides a
+ * silent device; offline overrides stale); returns the ids it paused. Pending orders stay pending.
+ */
+export async function pauseRequisites(
+  ex: Executor,
+  ids: string[],
+  reason: PauseReason,
+  over: PauseReason[],
+  now: Date,
+): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await ex
+    .update(requisites)
+    .set({ pausedReason: reason, pausedAt: now, updatedAt: now })
+    .where(
+      and(
+        inArray(requisites.id, ids),
+        over.length > 0
+          ? or(isNull(requisites.pausedReason), inArray(requisites.pausedReason, over))
+          : isNull(requisites.pausedReason),
+      ),
+    )
+    .returning({ id: requisites.id });
+  return rows.map((r) => r.id);
+}
+
+/** Resumes those of `ids` paused for one of `reasons` (never a block, unless named); returns them. */
+export async function resumeRequisites(
+  ex: Executor,
+  ids: string[],
+  reasons: PauseReason[],
+  now: Date,
+): Promise<string[]> {
+  if (ids.length === 0 || reasons.length === 0) return [];
+  const rows = await ex
+    .update(requisites)
+    .set({ pausedReason: null, pausedAt: null, updatedAt: now })
+    .where(and(inArray(requisites.id, ids), inArray(requisites.pausedReason, reasons)))
+    .returning({ id: requisites.id });
+  return rows.map((r) => r.id);
+}
+
+/**
+ * The masks a requisite's bank messages show (issue 19 section 2): a card's last four digits,
+ * plus the endings operators added.
+ */
+export function requisiteMasks(r: Pick<RequisiteRow, 'kind' | 'address' | 'masks'>): string[] {
+  const own = r.kind === 'card' || r.kind === 'account' ? [r.address.slice(-4)] : [];
+  return [...new Set([...own, ...r.masks])];
 }

@@ -12,6 +12,7 @@ import {
   listRequisites,
   type NewRequisiteRow,
   type RequisiteRow,
+  requisiteMasks,
   updateRequisite,
 } from './requisites-repository.js';
 
@@ -43,6 +44,10 @@ export interface RequisitePatch {
   max_active_orders?: number | null;
   emv?: string | null;
   holder_name?: string;
+  /** Card or account endings its bank's messages show, besides a card's own last four digits. */
+  masks?: string[];
+  /** `null` resumes a paused requisite (a block is lifted only this way). */
+  paused_reason?: null;
 }
 
 /** Masks all but the last 4 characters of a card or phone for lists and logs. */
@@ -68,6 +73,10 @@ export function requisiteView(r: RequisiteRow, load?: RequisiteLoad) {
     emv: r.emv,
     enabled: r.enabled,
     disabled_reason: r.disabledReason,
+    masks: requisiteMasks(r),
+    extra_masks: r.masks,
+    paused_reason: r.pausedReason,
+    paused_at: r.pausedAt?.toISOString() ?? null,
     last_assigned_at: load?.lastAssignedAt?.toISOString() ?? null,
     created_at: r.createdAt.toISOString(),
     ...(load
@@ -169,6 +178,15 @@ export function createRequisitesService(deps: {
         else columns.disabledReason = 'disabled by an operator';
       }
       if (patch.holder_name !== undefined) columns.holderName = patch.holder_name.trim();
+      if (patch.masks !== undefined) {
+        const bad = patch.masks.find((m) => !/^\d{2,8}$/.test(m));
+        if (bad !== undefined) throw invalidField('masks', 'each mask is 2 to 8 digits');
+        columns.masks = [...new Set(patch.masks)];
+      }
+      if (patch.paused_reason === null) {
+        columns.pausedReason = null;
+        columns.pausedAt = null;
+      }
       return db.transaction(async (tx) => {
         const before = await findRequisiteForUpdate(tx, id);
         if (!before) throw new AppError('NOT_FOUND');

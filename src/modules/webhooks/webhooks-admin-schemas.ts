@@ -14,7 +14,7 @@ export const DeliveryAttemptSchema = Type.Object({
 /** A webhook delivery with its attempts (`GET /admin/webhooks`, resend; webhooks-service.ts `deliveryView`). */
 export const DeliverySchema = Type.Object({
   id: Type.String(),
-  order_id: Type.String(),
+  order_id: Type.Union([Type.String(), Type.Null()], { description: 'null for a test event' }),
   merchant_id: Type.String(),
   url: Type.String(),
   body: Type.String({ description: 'The exact JSON text sent and signed' }),
@@ -24,6 +24,10 @@ export const DeliverySchema = Type.Object({
   last_status_code: Nullable(Type.Integer()),
   last_error: Nullable(Type.String()),
   resend_of: Nullable(Type.String()),
+  event_type: Nullable(
+    Type.String({ description: 'An event subscription delivery: its type; null: the success webhook' }),
+  ),
+  event_id: Nullable(Type.String()),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   delivered_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
   attempt_log: Type.Array(DeliveryAttemptSchema),

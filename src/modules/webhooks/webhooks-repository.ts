@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { webhookAttempts, webhookDeliveries } from '../../db/tables/webhooks.js';
 
@@ -8,12 +8,16 @@ export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 export async function insertDelivery(
   ex: Executor,
   row: {
-    orderId: string;
+    orderId: string | null;
     merchantId: string;
     url: string;
     body: string;
     dueAt: Date;
     resendOf?: string | null;
+    /** An event subscription's delivery (issue 21): its type, event id and subscription. */
+    eventType?: string | null;
+    eventId?: string | null;
+    subscriptionId?: string | null;
   },
 ): Promise<DeliveryRow> {
   const rows = await ex
@@ -25,6 +29,9 @@ export async function insertDelivery(
       body: row.body,
       nextAttemptAt: row.dueAt,
       resendOf: row.resendOf ?? null,
+      eventType: row.eventType ?? null,
+      eventId: row.eventId ?? null,
+      subscriptionId: row.subscriptionId ?? null,
     })
     .returning();
   const inserted = rows[0];
@@ -157,10 +164,13 @@ export async function findDelivery(ex: Executor, id: string): Promise<DeliveryRo
   return (await ex.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id)).limit(1))[0];
 }
 
-/** Deliveries (newest first) with their attempts, for operators. */
+/**
+ * Deliveries (newest first) with their attempts: for operators, and for a merchant's own event
+ * delivery log (`merchantId`, `eventsOnly`, older than `before`).
+ */
 export async function listDeliveries(
   ex: Executor,
-  filter: { orderId?: string; status?: string },
+  filter: { orderId?: string; status?: string; merchantId?: string; eventsOnly?: boolean; before?: Date },
   limit: number,
 ) {
   const deliveries = await ex
@@ -170,6 +180,9 @@ export async function listDeliveries(
       and(
         filter.orderId ? eq(webhookDeliveries.orderId, filter.orderId) : undefined,
         filter.status ? eq(webhookDeliveries.status, filter.status as DeliveryRow['status']) : undefined,
+        filter.merchantId ? eq(webhookDeliveries.merchantId, filter.merchantId) : undefined,
+        filter.eventsOnly ? isNotNull(webhookDeliveries.eventType) : undefined,
+        filter.before ? lt(webhookDeliveries.createdAt, filter.before) : undefined,
       ),
     )
     .orderBy(desc(webhookDeliveries.createdAt))

@@ -13,7 +13,8 @@ import {
   outboxLagSeconds,
 } from './webhooks-repository.js';
 
-function deliveryView(
+/** A delivery with its attempt log, as operators and merchants read it. */
+export function deliveryView(
   d: DeliveryRow,
   attempts: Awaited<ReturnType<typeof listDeliveries>>[number]['attempts'],
 ) {
@@ -29,6 +30,8 @@ function deliveryView(
     last_status_code: d.lastStatusCode,
     last_error: d.lastError,
     resend_of: d.resendOf,
+    event_type: d.eventType,
+    event_id: d.eventId,
     created_at: d.createdAt.toISOString(),
     delivered_at: d.deliveredAt?.toISOString() ?? null,
     attempt_log: attempts.map((a) => ({
@@ -91,12 +94,15 @@ export function createWebhooksService(deps: { database: Database; clock: Clock; 
           body: original.body,
           dueAt: new Date(clock.now()),
           resendOf: original.id,
+          eventType: original.eventType,
+          eventId: original.eventId,
+          subscriptionId: original.subscriptionId,
         });
         await notify(tx, OUTBOX_CHANNEL);
         await writeAudit(tx, actor, {
           action: 'webhook.resend',
-          targetType: 'order',
-          targetId: original.orderId,
+          targetType: original.orderId ? 'order' : 'merchant',
+          targetId: original.orderId ?? original.merchantId,
           after: { delivery_id: copy.id, resend_of: original.id },
         });
         return deliveryView(copy, []);

@@ -1,0 +1,32 @@
+import { bigint, boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { ts } from '../columns.js';
+
+// Tables of the chains module: only src/modules/chains/ reads and writes them (docs/architecture.md).
+
+/**
+ * The built-in chain watchers (issue 20): one row per chain, the operator's settings (null: the
+ * environment's value or the chain's default) and the watcher's own state (cursor, head, errors).
+ */
+export const chainWatchers = pgTable('chain_watchers', {
+  /** ethereum, bsc, tron, ton, bitcoin, litecoin */
+  chain: text('chain').primaryKey(),
+  url: text('url'),
+  /** Sealed with the server's secret box; never shown. */
+  apiKeySealed: text('api_key_sealed'),
+  confirmations: integer('confirmations'),
+  tokenContract: text('token_contract'),
+  pollSeconds: integer('poll_seconds'),
+  /** EVM: the chain id checked against eth_chainId (null: the chain's own). */
+  chainId: bigint('chain_id', { mode: 'number' }),
+  enabled: boolean('enabled'),
+  cursorHeight: bigint('cursor_height', { mode: 'number' }),
+  cursorHash: text('cursor_hash'),
+  headHeight: bigint('head_height', { mode: 'number' }),
+  headHash: text('head_hash'),
+  lastError: text('last_error'),
+  lastErrorAt: ts('last_error_at'),
+  lastSuccessAt: ts('last_success_at'),
+  /** Transfers seen lately, for the console: [{tx_hash, position, address, amount, height, at}]. */
+  recent: jsonb('recent').$type<Array<Record<string, unknown>>>(),
+  updatedAt: ts('updated_at').notNull().defaultNow(),
+});

@@ -1,0 +1,209 @@
+import {
+  type BlockRef,
+  type ChainSource,
+  ChainSourceError,
+  type SeenTransfer,
+  type SourceSettings,
+  type WatchList,
+} from './chain-source.js';
+import { createRestClient, inPool, type RestClient } from './rest-client.js';
+
+// Esplora's REST API as documented in Blockstream/esplora API.md (commit a51df73e, 2026-08-21) and as
+// served by Blockstream's electrs (src/rest.rs, new-index) and mempool's fork (mempool/electrs):
+// blockstream.info/api, mempool.space/api, litecoinspace.org/api, or an operator's own electrs.
+
+/** Addresses read at the same time: public providers rate-limit per client, so a small pool. */
+export const ESPLORA_CONCURRENCY = 3;
+/** Requests per address per scan (the first `/txs` plus `/txs/chain` pages of 25). */
+export const ESPLORA_MAX_PAGES = 20;
+/** Esplora's documented confirmed page size (electrs CHAIN_TXS_PER_PAGE; mempool's default too). */
+const PAGE = 25;
+
+interface EsploraStatus {
+  confirmed: boolean;
+  /** Present only when confirmed (electrs omits it otherwise; API.md says null). */
+  block_height?: number | null;
+  block_hash?: string | null;
+}
+interface EsploraTx {
+  txid: string;
+  vout: Array<{ scriptpubkey_address?: string; value: number }>;
+  status: EsploraStatus;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * A chain source over Esplora's REST API (issue 20) for Bitcoin and Litecoin. `settings.url` is the
+ * API base (`https://blockstream.info/api`, `https://mempool.space/api`,
+ * `https://litecoinspace.org/api`, `http://127.0.0.1:3002`); paths are appended to it. When
+ * `settings.apiKey` is set it is sent as `Authorization: Bearer <key>` (Blockstream's Enterprise API
+ * takes an OAuth2 bearer token; the public endpoints take none).
+ *
+ * - `scan(from, to, watch)`: only `watch.coin` (these chains have no token). For each address, its
+ *   history newest first (`/address/:a/txs`, then `/address/:a/txs/chain/:last_seen_txid`) until a
+ *   confirmed transaction below `from`; one SeenTransfer per output paying the address (`position`
+ *   = output index, `amount` = satoshis/litoshis as bigint, `block` null for mempool). Mempool
+ *   transactions and those above `to` are returned too; confirmed ones below `from` are not.
+ * - `head()`: `/blocks/tip/height`, then `/block-height/:h` for a hash of that same height.
+ * - `blockHash(h)`: `/block-height/:h`, null on 404 (above the tip).
+ * - `locate(t)`: `/tx/:txid/status`: its block when confirmed; null when unconfirmed or unknown
+ *   (electrs answers `{"confirmed":false}` for an unknown txid, other backends 404).
+ *
+ * Every request has a 10 s timeout. Throws ChainSourceError (with `status` for HTTP answers) on a
+ * non-2xx answer (429: rate limited), an unreachable provider, a malformed body, or an address with
+ * more history at or above `from` than ESPLORA_MAX_PAGES pages.
+ */
+export function createEsploraSource(
+  settings: SourceSettings,
+  opts: { fetch?: typeof fetch } = {},
+): ChainSource {
+  const headers: Record<string, string> = { accept: 'application/json, text/plain' };
+  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+  const { get, getJson, malformed } = createRestClient({
+    url: settings.url,
+    headers,
+    expect: 'the Esplora API base, e.g. https://blockstream.info/api',
+    on400: 'an address of another network, or a URL that is not an Esplora API',
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+
+  async function blockHashAt(height: number): Promise<string | null> {
+    const path = `/block-height/${height}`;
+    const text = await get(path, true);
+    if (text === null) return null;
+    const hash = text.trim();
+    if (!HASH.test(hash)) throw malformed(path, 'not a block hash', text);
+    return hash;
+  }
+
+  async function txStatus(txid: string): Promise<BlockRef | null> {
+    const path = `/tx/${encodeURIComponent(txid)}/status`;
+    const body = await getJson(path, true);
+    if (body === null) return null;
+    return blockOf(path, body, malformed);
+  }
+
+  /** One address's transfers at or above `from` (and in the mempool). */
+  async function addressTransfers(address: string, from: number): Promise<SeenTransfer[]> {
+    const a = encodeURIComponent(address);
+    const seen = new Map<string, { tx: EsploraTx; block: BlockRef | null }>();
+    let lastSeen: { txid: string; block: BlockRef } | null = null;
+    let path = `/address/${a}/txs`;
+    for (let page = 1; ; page++) {
+      if (page > ESPLORA_MAX_PAGES)
+        throw new ChainSourceError(
+          `address ${address} has more than ${ESPLORA_MAX_PAGES * PAGE} transactions at or above block ${from}: ` +
+            'the scan stops there; use a fresh address per order (or your own Esplora with a shorter late window)',
+        );
+      const txs = txList(path, await getJson(path), malformed);
+      let reachedFrom = false;
+      for (const tx of txs) {
+        const block = blockOf(path, tx.status, malformed);
+        if (block) {
+          lastSeen = { txid: tx.txid, block };
+          if (block.height < from) {
+            // Newest first: everything after this one is older still.
+            reachedFrom = true;
+            continue;
+          }
+        }
+        // A transaction may appear twice (mempool's fork lists mempool ones twice; one may confirm
+        // between two pages): the confirmed sighting wins.
+        const before = seen.get(tx.txid);
+        if (!before || (!before.block && block)) seen.set(tx.txid, { tx, block });
+      }
+      if (reachedFrom) break;
+      // The first answer holds mempool plus up to 25 confirmed (mempool's fork: up to 50 in all);
+      // fewer than 25 in all means the history ended. Later pages end on an empty page, whatever
+      // page size the server uses.
+      if (page === 1 ? txs.length < PAGE : txs.length === 0) {
+        if (page > 1 && lastSeen) await checkStillConfirmed(lastSeen);
+        break;
+      }
+      path = lastSeen ? `/address/${a}/txs/chain/${lastSeen.txid}` : `/address/${a}/txs/chain`;
+    }
+    const out: SeenTransfer[] = [];
+    for (const { tx, block } of seen.values()) {
+      tx.vout.forEach((o, n) => {
+        // An output with no value pays nothing to credit.
+        if (o.scriptpubkey_address !== address || o.value === 0) return;
+        out.push({ asset: 'coin', address, txHash: tx.txid, position: n, amount: BigInt(o.value), block });
+      });
+    }
+    return out;
+  }
+
+  /**
+   * electrs answers an empty page when `last_seen_txid` left the chain (a reorg between two pages),
+   * which would end the history early: re-check it so the scan fails and is retried instead.
+   */
+  async function checkStillConfirmed(last: { txid: string; block: BlockRef }): Promise<void> {
+    const now = await txStatus(last.txid);
+    if (!now || now.hash !== last.block.hash)
+      throw new ChainSourceError(
+        `transaction ${last.txid} left block ${last.block.height} while its address was paged (reorg): retried next loop`,
+      );
+  }
+
+  return {
+    maxRange: 10_000,
+    async head(): Promise<BlockRef> {
+      const path = '/blocks/tip/height';
+      const text = ((await get(path)) ?? '').trim();
+      const height = Number(text);
+      if (!/^\d+$/.test(text) || !Number.isSafeInteger(height))
+        throw malformed(path, 'not a block height', text);
+      // The hash of that same height, not /blocks/tip/hash: a block found between two requests
+      // would pair a height with the next block's hash.
+      const hash = await blockHashAt(height);
+      if (!hash)
+        throw new ChainSourceError(
+          `the tip moved below block ${height} while it was read: retried next loop`,
+        );
+      return { height, hash };
+    },
+    blockHash: blockHashAt,
+    async scan(from: number, _to: number, watch: WatchList): Promise<SeenTransfer[]> {
+      const addresses = [...new Set(watch.coin)];
+      const results = await inPool(addresses, ESPLORA_CONCURRENCY, (a) => addressTransfers(a, from));
+      return results.flat();
+    },
+    locate: (t: SeenTransfer) => txStatus(t.txHash),
+  };
+}
+
+/** A transaction list as documented (txid, vout[{scriptpubkey_address?, value}], status). */
+function txList(path: string, body: unknown, malformed: RestClient['malformed']): EsploraTx[] {
+  if (!Array.isArray(body)) throw malformed(path, 'not a list of transactions', JSON.stringify(body));
+  for (const tx of body as Array<Partial<EsploraTx> | null>) {
+    const ok =
+      typeof tx === 'object' &&
+      tx !== null &&
+      typeof tx.txid === 'string' &&
+      Array.isArray(tx.vout) &&
+      tx.vout.every(
+        (o) =>
+          typeof o === 'object' &&
+          o !== null &&
+          (o.scriptpubkey_address === undefined || typeof o.scriptpubkey_address === 'string') &&
+          // Satoshis are integers; every BTC/LTC amount (at most 8.4e15) is below 2^53, so a value
+          // that is not a safe integer means a broken answer, never a payment to round.
+          Number.isSafeInteger(o.value) &&
+          o.value >= 0,
+      );
+    if (!ok) throw malformed(path, 'a transaction without txid, vout or integer values', JSON.stringify(tx));
+  }
+  return body as EsploraTx[];
+}
+
+/** The block of a status object, null when unconfirmed. */
+function blockOf(path: string, status: unknown, malformed: RestClient['malformed']): BlockRef | null {
+  const s = status as EsploraStatus | null;
+  if (typeof s !== 'object' || s === null || typeof s.confirmed !== 'boolean')
+    throw malformed(path, 'a status without `confirmed`', JSON.stringify(status));
+  if (!s.confirmed) return null;
+  if (!Number.isSafeInteger(s.block_height) || typeof s.block_hash !== 'string' || !HASH.test(s.block_hash))
+    throw malformed(path, 'a confirmed status without block_height and block_hash', JSON.stringify(status));
+  return { height: s.block_height as number, hash: s.block_hash };
+}

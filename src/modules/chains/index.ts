@@ -1,0 +1,7 @@
+/** Built-in chain watchers (issue 20): chains, their sources, the watcher loop and its admin API. */
+export { CHAIN_NAMES, CHAINS, type ChainInfo, type ChainName, chainInfo } from './chain-catalog.js';
+export type { BlockRef, ChainSource, SeenTransfer, SourceSettings, WatchList } from './chain-source.js';
+export { ChainSourceError } from './chain-source.js';
+export { chainSources } from './chain-sources.js';
+export { chainsAdminRoutes } from './chains-routes.js';
+export { type ChainsService, createChainsService, type SourceFactory } from './chains-service.js';

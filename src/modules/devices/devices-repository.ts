@@ -1,0 +1,203 @@
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.js';
+import { deviceEvents, deviceRequisites, traderDevices } from '../../db/tables/devices.js';
+
+/**
+ * The devices module's tables (issue 19): devices, their requisite bindings and their events. Only
+ * this module's services call these.
+ */
+
+export type DeviceRow = typeof traderDevices.$inferSelect;
+export type NewDeviceRow = typeof traderDevices.$inferInsert;
+export type DeviceEventRow = typeof deviceEvents.$inferSelect;
+export type NewDeviceEventRow = typeof deviceEvents.$inferInsert;
+
+export async function insertDevice(ex: Executor, row: NewDeviceRow): Promise<DeviceRow> {
+  const inserted = (await ex.insert(traderDevices).values(row).returning())[0];
+  if (!inserted) throw new Error('insert returned no row');
+  return inserted;
+}
+
+export async function findDevice(ex: Executor, id: string, lock = false): Promise<DeviceRow | undefined> {
+  const query = ex.select().from(traderDevices).where(eq(traderDevices.id, id));
+  return (await (lock ? query.for('update') : query))[0];
+}
+
+export async function updateDevice(ex: Executor, id: string, patch: Partial<NewDeviceRow>) {
+  return (await ex.update(traderDevices).set(patch).where(eq(traderDevices.id, id)).returning())[0];
+}
+
+export async function listDevices(ex: Executor): Promise<DeviceRow[]> {
+  return ex.select().from(traderDevices).orderBy(asc(traderDevices.createdAt));
+}
+
+/** The device whose bearer token (current, or previous within its grace period) has this digest. */
+export async function deviceByTokenDigest(ex: Executor, digest: string): Promise<DeviceRow | undefined> {
+  return (
+    await ex
+      .select()
+      .from(traderDevices)
+      .where(
+        sql`${traderDevices.tokenDigest} = ${digest} OR ${traderDevices.previousSecrets}->>'tokenDigest' = ${digest}`,
+      )
+      .limit(1)
+  )[0];
+}
+
+/**
+ * Takes the sealed answer of an unexpired pairing code and clears it (one time). Call inside a
+ * transaction: the row is locked between the read and the clearing.
+ */
+export async function takePairing(ex: Executor, digest: string, now: Date) {
+  const row = (
+    await ex
+      .select({ id: traderDevices.id, sealed: traderDevices.pairingSealed })
+      .from(traderDevices)
+      .where(
+        and(
+          eq(traderDevices.pairingDigest, digest),
+          sql`${traderDevices.pairingExpiresAt} > ${now.toISOString()}::timestamptz`,
+          isNull(traderDevices.revokedAt),
+        ),
+      )
+      .for('update')
+  )[0];
+  if (!row) return undefined;
+  await ex
+    .update(traderDevices)
+    .set({ pairingDigest: null, pairingSealed: null, pairingExpiresAt: null })
+    .where(eq(traderDevices.id, row.id));
+  return row;
+}
+
+/** Requisite ids bound to each device of `deviceIds` (all devices when omitted). */
+export async function bindingsOf(ex: Executor, deviceIds?: string[]): Promise<Map<string, string[]>> {
+  const rows = await ex
+    .select()
+    .from(deviceRequisites)
+    .where(deviceIds ? inArray(deviceRequisites.deviceId, deviceIds) : undefined)
+    .orderBy(asc(deviceRequisites.boundAt));
+  const out = new Map<string, string[]>();
+  for (const r of rows) out.set(r.deviceId, [...(out.get(r.deviceId) ?? []), r.requisiteId]);
+  return out;
+}
+
+/** The device bound to each of the requisites, where any. */
+export async function devicesOfRequisites(ex: Executor, requisiteIds: string[]) {
+  if (requisiteIds.length === 0) return [];
+  return ex.select().from(deviceRequisites).where(inArray(deviceRequisites.requisiteId, requisiteIds));
+}
+
+/** Replaces a device's bindings (the caller checked no other device holds them). */
+export async function setBindings(ex: Executor, deviceId: string, requisiteIds: string[], now: Date) {
+  await ex.delete(deviceRequisites).where(eq(deviceRequisites.deviceId, deviceId));
+  if (requisiteIds.length === 0) return;
+  await ex
+    .insert(deviceRequisites)
+    .values(requisiteIds.map((requisiteId) => ({ requisiteId, deviceId, boundAt: now })));
+}
+
+/** Inserts an event unless the device sent the same one before; undefined for a duplicate. */
+export async function insertEvent(ex: Executor, row: NewDeviceEventRow): Promise<DeviceEventRow | undefined> {
+  return (await ex.insert(deviceEvents).values(row).onConflictDoNothing().returning())[0];
+}
+
+export async function updateEvent(ex: Executor, id: string, patch: Partial<NewDeviceEventRow>) {
+  return (await ex.update(deviceEvents).set(patch).where(eq(deviceEvents.id, id)).returning())[0];
+}
+
+export async function findEvent(ex: Executor, id: string, lock = false) {
+  const query = ex.select().from(deviceEvents).where(eq(deviceEvents.id, id));
+  return (await (lock ? query.for('update') : query))[0];
+}
+
+/** The first event of a device with this transport key (what a duplicate repeats). */
+export async function eventByKey(ex: Executor, deviceId: string, transportKey: string) {
+  return (
+    await ex
+      .select()
+      .from(deviceEvents)
+      .where(and(eq(deviceEvents.deviceId, deviceId), eq(deviceEvents.transportKey, transportKey)))
+  )[0];
+}
+
+/**
+ * Credits of the other channel on the requisite received within `seconds` of `at` that another
+ * message already settled (confirmed, in review, assigned): the candidates of an SMS + push pair.
+ */
+export async function recentCredits(
+  ex: Executor,
+  requisiteId: string,
+  at: Date,
+  seconds: number,
+  exceptId: string,
+) {
+  const from = new Date(at.getTime() - seconds * 1000).toISOString();
+  const to = new Date(at.getTime() + seconds * 1000).toISOString();
+  return ex
+    .select()
+    .from(deviceEvents)
+    .where(
+      and(
+        eq(deviceEvents.requisiteId, requisiteId),
+        eq(deviceEvents.kind, 'credit'),
+        inArray(deviceEvents.status, ['confirmed', 'review', 'assigned']),
+        sql`${deviceEvents.receivedAt} BETWEEN ${from}::timestamptz AND ${to}::timestamptz`,
+        sql`${deviceEvents.id} <> ${exceptId}`,
+      ),
+    )
+    .orderBy(asc(deviceEvents.receivedAt));
+}
+
+/** Events for operators, newest first, by status and device. */
+export async function listEvents(
+  ex: Executor,
+  filter: { status?: string; deviceId?: string; limit: number },
+) {
+  const where: SQL[] = [];
+  if (filter.status) where.push(eq(deviceEvents.status, filter.status as DeviceEventRow['status']));
+  if (filter.deviceId) where.push(eq(deviceEvents.deviceId, filter.deviceId));
+  return ex
+    .select()
+    .from(deviceEvents)
+    .where(where.length > 0 ? and(...where) : undefined)
+    .orderBy(desc(deviceEvents.createdAt))
+    .limit(filter.limit);
+}
+
+/** Order ids that device messages paid (confirmed or assigned) among `orderIds`. */
+export async function ordersPaidByMessages(ex: Executor, orderIds: string[]): Promise<Set<string>> {
+  if (orderIds.length === 0) return new Set();
+  const rows = await ex
+    .select({ orderId: deviceEvents.orderId })
+    .from(deviceEvents)
+    .where(
+      and(inArray(deviceEvents.orderId, orderIds), inArray(deviceEvents.status, ['confirmed', 'assigned'])),
+    );
+  return new Set(rows.map((r) => r.orderId as string));
+}
+
+/** The creation time of the oldest event waiting in review, or null. */
+export async function oldestReview(ex: Executor): Promise<Date | null> {
+  const row = (
+    await ex
+      .select({ at: sql<string | null>`min(${deviceEvents.createdAt})` })
+      .from(deviceEvents)
+      .where(eq(deviceEvents.status, 'review'))
+  )[0];
+  return row?.at ? new Date(row.at) : null;
+}
+
+/** Devices not revoked that have sent a heartbeat and were last seen before `before` (liveness sweep). */
+export async function quietDevices(ex: Executor, before: Date) {
+  return ex
+    .select({ id: traderDevices.id, name: traderDevices.name, lastSeenAt: traderDevices.lastSeenAt })
+    .from(traderDevices)
+    .where(
+      and(
+        isNull(traderDevices.revokedAt),
+        isNotNull(traderDevices.lastHeartbeatAt),
+        lt(traderDevices.lastSeenAt, before),
+      ),
+    );
+}

@@ -1,0 +1,133 @@
+import { Type } from '@sinclair/typebox';
+import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
+import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js';
+import { merchantOf } from '../auth/index.js';
+import type { EventSubscriptions } from './event-subscriptions.js';
+import { EVENT_TYPES } from './event-types.js';
+import { DeliverySchema } from './webhooks-admin-schemas.js';
+
+const EventType = Type.Union(
+  EVENT_TYPES.map((e) => Type.Literal(e)),
+  { description: 'An event type (docs/api.md "Event subscriptions")' },
+);
+const Subscription = Type.Object({
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(Type.String()),
+  enabled: Type.Boolean(),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+});
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const ok = <T extends Parameters<typeof Type.Object>[0]>(fields: T) =>
+  Type.Object({ success: Type.Literal(true), ...fields });
+
+/**
+ * Event subscriptions of the signed merchant API (issue 21 section 3): create, list, delete, send a
+ * test event, and read the delivery log. Signed like every merchant call; scoped to the caller.
+ */
+export function eventSubscriptionsRoutes(
+  app: App,
+  deps: {
+    subscriptions: EventSubscriptions;
+    merchantAuth: preValidationAsyncHookHandler;
+    rateLimit: preHandlerAsyncHookHandler;
+  },
+) {
+  const { subscriptions } = deps;
+  const common = { preValidation: deps.merchantAuth, preHandler: deps.rateLimit };
+  const base = { tags: ['merchant'], headers: MerchantHeaders };
+
+  app.post(
+    '/merchant/webhooks/subscriptions',
+    {
+      ...common,
+      schema: {
+        ...base,
+        summary: 'Subscribe an endpoint to events (signed and retried like the success webhook)',
+        body: Type.Object({
+          url: Type.String({ maxLength: 2048 }),
+          events: Type.Array(EventType, { minItems: 1, maxItems: EVENT_TYPES.length }),
+        }),
+        response: { 200: ok({ data: Subscription }), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await subscriptions.subscribe(merchantOf(request).id, request.body, request.ip),
+    }),
+  );
+
+  app.get(
+    '/merchant/webhooks/subscriptions',
+    {
+      ...common,
+      schema: {
+        ...base,
+        summary: "The merchant's event subscriptions",
+        response: { 200: ok({ data: Type.Array(Subscription) }), ...errorResponses },
+      },
+    },
+    async (request) => ({ success: true as const, data: await subscriptions.list(merchantOf(request).id) }),
+  );
+
+  app.delete(
+    '/merchant/webhooks/subscriptions/:id',
+    {
+      ...common,
+      schema: {
+        ...base,
+        summary: 'Delete an event subscription (deliveries already queued still go)',
+        params: IdParams,
+        response: {
+          200: ok({ data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await subscriptions.remove(merchantOf(request).id, request.params.id),
+    }),
+  );
+
+  app.post(
+    '/merchant/webhooks/subscriptions/:id/test',
+    {
+      ...common,
+      schema: {
+        ...base,
+        summary: 'Send a test event (marked "test": true, an example order) to the subscription',
+        params: IdParams,
+        body: Type.Optional(Type.Object({ type: Type.Optional(EventType) })),
+        response: {
+          200: ok({ data: Type.Object({ delivery_id: Type.String(), type: Type.String() }) }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await subscriptions.sendTest(merchantOf(request).id, request.params.id, request.body?.type),
+    }),
+  );
+
+  app.get(
+    '/merchant/webhooks/deliveries',
+    {
+      ...common,
+      schema: {
+        ...base,
+        summary: 'The event delivery log: each delivery with its attempts (status, latency, answer)',
+        querystring: Type.Object({
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+          before: Type.Optional(Type.String({ description: 'ISO 8601: deliveries created before it' })),
+        }),
+        response: { 200: ok({ data: Type.Array(DeliverySchema) }), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await subscriptions.deliveries(merchantOf(request).id, request.query),
+    }),
+  );
+}

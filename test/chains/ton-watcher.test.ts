@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { startTonFake, type TonFake } from '../helpers/fakes/toncenter.js';
+import {
+  admin,
+  adminRaw,
+  createMerchant,
+  merchantRequest,
+  type TestMerchant,
+} from '../helpers/merchant-client.js';
+import { tonAddress, withTonPool } from '../helpers/ton-pool.js';
+
+// Issue 20: the TON watcher through the service against a loopback toncenter API v3
+// (test/helpers/fakes/toncenter.ts names the ton-index-go commit it follows). This file owns the
+// `ton` watcher row; pool addresses are loaded under the TON pool lock shared with the crypto tests.
+const MASTER = tonAddress();
+const hex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
+
+interface AttentionRow {
+  tx_hash: string;
+  position: number;
+  outcome: string;
+  order_id: string | null;
+}
+
+describe('the TON watcher against a loopback toncenter (issue 20 section 1)', () => {
+  let ton: TonFake;
+  let t: TestApp;
+  let merchant: TestMerchant;
+  let rubMerchant: TestMerchant;
+
+  /** A TON or USDT-on-TON order on a pool address loaded for it. */
+  const order = (type: 'ton' | 'usdt_ton', amount: number) =>
+    withTonPool(async () => {
+      await admin(t.app, 'POST', '/admin/crypto/pool-addresses', {
+        network: 'ton',
+        addresses: [tonAddress()],
+      });
+      // TON orders go to a merchant credited in RUB (at TON/RUB), USDT ones to one credited in USDT.
+      const m = type === 'ton' ? rubMerchant : merchant;
+      const res = await merchantRequest(t.app, m, '/merchant/createOrder', {
+        body: { merchant_id: m.id, amount, type, currency: type === 'ton' ? 'TON' : 'USDT' },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json() as { id: string; payment_details: { address: string } };
+    });
+  const status = async (id: string) =>
+    (await admin<{ status: string }>(t.app, 'GET', `/admin/orders/${id}`)).status;
+  const run = () => t.services.chains.runOnce('ton');
+  const rows = async (b64: string) =>
+    (
+      await admin<{ transactions_needing_attention: AttentionRow[] }>(t.app, 'GET', '/admin/crypto')
+    ).transactions_needing_attention.filter((r) => r.tx_hash === hex(b64));
+
+  const tonView = async () =>
+    (
+      await admin<
+        Array<{
+          chain: string;
+          last_error: { at: string; message: string } | null;
+          last_success_at: string | null;
+        }>
+      >(t.app, 'GET', '/admin/chains')
+    ).find((c) => c.chain === 'ton');
+
+  before(async () => {
+    ton = await startTonFake({ blocks: 40 });
+    t = await startTestApp();
+    merchant = await createMerchant(t.app, { payment_types: ['usdt_ton'], settlement: 'usdt' });
+    rubMerchant = await createMerchant(t.app, { payment_types: ['ton'], settlement: 'fiat' });
+    // The value test/crypto/crypto-confirm.test.ts sets too (one shared database on PostgreSQL).
+    await admin(t.app, 'PUT', '/admin/rates', { base: 'TON', quote: 'RUB', rate: '250.5' });
+  });
+  after(async () => {
+    await t?.close();
+    await ton?.close();
+  });
+
+  it('PUT /admin/chains/ton: the jetton master and key kept, TON final after 1 block, the cursor at head - 2', async () => {
+    const bad = await adminRaw(t.app, 'PUT', '/admin/chains/ton', { url: ton.url, chain_id: 1 });
+    assert.equal(bad.statusCode, 400, bad.body);
+    const view = await admin<Record<string, unknown>>(t.app, 'PUT', '/admin/chains/ton', {
+      url: ton.url,
+      api_key: 'toncenter-key',
+      token_contract: MASTER,
+      poll_seconds: 1,
+    });
+    assert.equal(view.confirmations, 1);
+    assert.equal(view.token_contract, MASTER);
+    assert.equal(view.api_key_set, true);
+    assert.equal(JSON.stringify(view).includes('toncenter-key'), false);
+    assert.deepEqual(view.cursor, { height: ton.head() - 2, hash: null });
+  });
+
+  it('a TON payment of the exact amount is credited on the next loop (its block is final)', async () => {
+    const o = await order('ton', 12.5);
+    const tx = ton.payTon(o.payment_details.address, 12_500_000_000n);
+    await run();
+    assert.equal(await status(o.id), 'success');
+    assert.ok(ton.requests.every((r) => r.headers['x-api-key'] === 'toncenter-key'));
+    await run();
+    assert.deepEqual(await rows(tx.hash), []);
+  });
+
+  it('a USDT jetton payment is credited; the notification TON that comes with it is not a payment', async () => {
+    const o = await order('usdt_ton', 25.5);
+    const jetton = ton.payJetton(o.payment_details.address, 25_500_000n, { master: MASTER });
+    await run();
+    assert.equal(await status(o.id), 'success');
+    const chains = await admin<
+      Array<{ chain: string; recent_transfers: Array<{ tx_hash: string; asset: string }> }>
+    >(t.app, 'GET', '/admin/chains');
+    const recent = chains.find((c) => c.chain === 'ton')?.recent_transfers ?? [];
+    assert.deepEqual(
+      recent.filter((r) => r.asset === 'token').map((r) => r.tx_hash),
+      [hex(jetton.hash)],
+    );
+    assert.equal(
+      recent.filter((r) => r.asset === 'coin').length,
+      1,
+      'only the TON payment of the previous test',
+    );
+  });
+
+  it('a partial TON payment leaves the order pending; USDT sent to a TON order is unmatched', async () => {
+    const o = await order('ton', 3);
+    const part = ton.payTon(o.payment_details.address, 1_000_000_000n);
+    const wrong = ton.payJetton(o.payment_details.address, 3_000_000n, { master: MASTER });
+    await run();
+    assert.equal(await status(o.id), 'pending');
+    assert.equal((await rows(part.hash))[0]?.outcome, 'partial');
+    assert.equal((await rows(wrong.hash))[0]?.outcome, 'unmatched');
+    ton.payTon(o.payment_details.address, 2_000_000_000n);
+    await run();
+    assert.equal(await status(o.id), 'success');
+  });
+
+  it('a provider answering 429 is recorded as the last error; the next loop succeeds', async () => {
+    ton.failNext(1, 429);
+    await assert.rejects(run(), /429/);
+    const failed = await tonView();
+    assert.match(failed?.last_error?.message ?? '', /rate limited.*API key/);
+    await run();
+    const after = await tonView();
+    assert.ok((after?.last_success_at ?? '') > (after?.last_error?.at ?? ''));
+  });
+});

@@ -29,8 +29,9 @@ const RANKS = {
   payouts: 6,
   devices: 6,
   chains: 6,
-  form: 6,
-  backoffice: 7,
+  appeals: 6,
+  form: 7,
+  backoffice: 8,
 };
 
 const modules = Object.keys(RANKS);

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
 import { createSecretBox } from './lib/secrets.js';
+import { createAppealsService } from './modules/appeals/index.js';
 import { createAuditService } from './modules/audit/index.js';
 import { createBanksService } from './modules/banks/index.js';
 import { chainSources, createChainsService, type SourceFactory } from './modules/chains/index.js';
@@ -138,7 +139,28 @@ export function createServices(deps: {
     onFinished: (order, status) => metrics.orderFinished(order.type, order.direction, status),
     afterExpiry: (ex, expired) => disableAfterExpiredStreak(ex, expired, config.requisiteExpiredStreak),
   });
-  const receipts = createReceiptsService({ database, clock, storage: deps.receiptStorage, guard });
+  const receipts = createReceiptsService({
+    database,
+    clock,
+    storage: deps.receiptStorage,
+    guard,
+    onDecided: (ex, order, receipt) =>
+      eventSubscriptions.emit(ex, {
+        type: receipt.status === 'accepted' ? 'receipt.accepted' : 'receipt.rejected',
+        order,
+        extra: { receipt: { id: receipt.id, status: receipt.status, reason: receipt.reason } },
+      }),
+  });
+  // Issue 21 section 4: late-payment claims, resolved by operators through the lifecycle.
+  const appeals = createAppealsService({
+    database,
+    clock,
+    receipts,
+    lifecycle,
+    emit: eventSubscriptions.emit,
+    deadlineHours: config.appealDeadlineHours,
+    windowDays: config.appealWindowDays,
+  });
   const crypto = createCryptoService({
     database,
     clock,
@@ -245,7 +267,7 @@ export function createServices(deps: {
     deviceReview,
     devices,
     dispatcher,
-    form: createFormService({ database, clock, receipts }),
+    form: createFormService({ database, clock, receipts, appeals }),
     guard,
     ledger,
     merchants,
@@ -264,6 +286,7 @@ export function createServices(deps: {
     sweepLiveness,
     webhooks,
     eventSubscriptions,
+    appeals,
   };
 }
 

@@ -62,6 +62,9 @@ export const ENV_DESCRIPTIONS: Record<keyof typeof EnvSchema.properties, string>
     "behind a reverse proxy: true, a hop count, or the proxies' addresses/CIDRs (10.0.0.0/8); the client IP (rate limits, audit) then comes from X-Forwarded-For",
   METRICS_TOKEN: 'bearer token required by GET /metrics; unset: open (serve it on an internal network only)',
   REQUISITE_EXPIRED_STREAK: 'a requisite whose last N orders all expired unpaid is disabled automatically',
+  APPEAL_DEADLINE_HOURS:
+    'hours operators have to resolve a late-payment appeal (its deadline; the queue is sorted by it)',
+  APPEAL_WINDOW_DAYS: 'days after a PAYIN failed during which the payer or merchant may still open an appeal',
   MAX_AMOUNT_DEVIATION:
     "largest amountUp / amountDown of a request and of a merchant's defaults, in rubles (400 VALIDATION_ERROR naming the field above it): bounds the window amount disambiguation searches",
   MANUAL_CREDIT_MAX_RATIO:

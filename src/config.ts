@@ -109,6 +109,8 @@ export const EnvSchema = Type.Object({
   MANUAL_CREDIT_MAX_RATIO: Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,4})?$', default: '1.0' }),
   SMS_FORWARDER_NEEDS_OPERATOR: Type.Boolean({ default: false }),
   DEVICE_LIVENESS_INTERVAL: Type.Integer({ minimum: 5, maximum: 300, default: 20 }),
+  APPEAL_DEADLINE_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
+  APPEAL_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 180, default: 7 }),
   ...chainEnvSchema(),
   FORM_FRAME_ANCESTORS: Type.String({
     default: "'none'",
@@ -173,6 +175,10 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** A requisite whose last N orders all expired unpaid is disabled automatically (issue 9). */
   readonly requisiteExpiredStreak: number;
+  /** Hours operators have to resolve an appeal (issue 21 section 4): its deadline. */
+  readonly appealDeadlineHours: number;
+  /** Days after a PAYIN failed during which a late-payment claim may still be made. */
+  readonly appealWindowDays: number;
   /**
    * Largest `amountUp` / `amountDown` (and merchant default), in rubles: bounds the disambiguation
    * window searched under the amounts lock (issue 17 item 4).
@@ -336,6 +342,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     receiptsDir: resolve(e.RECEIPTS_DIR ?? join(dataDir, 'receipts')),
     formFrameAncestors: e.FORM_FRAME_ANCESTORS,
     requisiteExpiredStreak: e.REQUISITE_EXPIRED_STREAK,
+    appealDeadlineHours: e.APPEAL_DEADLINE_HOURS,
+    appealWindowDays: e.APPEAL_WINDOW_DAYS,
     maxAmountDeviation: e.MAX_AMOUNT_DEVIATION,
     manualCreditMaxRatio: e.MANUAL_CREDIT_MAX_RATIO,
     smsForwarderNeedsOperator: e.SMS_FORWARDER_NEEDS_OPERATOR,

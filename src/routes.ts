@@ -3,6 +3,7 @@ import type { Services } from './composition.js';
 import type { Config } from './config.js';
 import { MULTIPART_LIMITS } from './http/multipart.js';
 import type { App } from './http/schemas.js';
+import { appealsAdminRoutes, appealsRoutes } from './modules/appeals/index.js';
 import { auditAdminRoutes } from './modules/audit/index.js';
 import { createMerchantAuth } from './modules/auth/index.js';
 import { backofficeRoutes } from './modules/backoffice/index.js';
@@ -83,6 +84,14 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     merchantAuth,
     rateLimit: read('receipt-upload'),
   });
+  appealsRoutes(app, {
+    appeals: services.appeals,
+    orders: services.orders,
+    receipts: services.receipts,
+    merchantAuth,
+    rateLimit: read('appeal-open'),
+    readLimit: read('appeals'),
+  });
 
   // --- machines that report payments ------------------------------------------------------------
   traderRoutes(app, { devices: services.devices, pool: services.pool });
@@ -125,6 +134,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     chainsAdminRoutes(admin, { chains: services.chains });
     payoutsAdminRoutes(admin, { payouts: services.payouts });
     receiptsAdminRoutes(admin, { receipts: services.receipts });
+    appealsAdminRoutes(admin, { appeals: services.appeals });
     operatorsAdminRoutes(admin, { operators: services.operators });
     auditAdminRoutes(admin, { audit: services.audit });
     poolAdminRoutes(admin, { pool: services.pool });

@@ -13,7 +13,7 @@ Merchants
   merchant create <merchant_id> [--fee 2.5] [--payout-fee 1] [--currencies RUB,KZT] [--types sim,card]
                   [--allow-usdt] [--amount-up 30] [--amount-down 30] [--ttl 900]
   merchant list | merchant show <id> | merchant enable <id> | merchant disable <id>
-  merchant rotate-key <id>
+  merchant rotate-key <id> [--grace 3600]   (the old key keeps working for --grace seconds, default 0)
   merchant adjust <id> --currency RUB --amount 1000 --reason "opening balance"
 Requisites
   requisite add --kind card|phone|qr|account --bank Sberbank --address 79001234567 --holder "Ivan I."
@@ -147,6 +147,7 @@ export async function run(argv: string[]): Promise<unknown> {
     options: {
       fee: { type: 'string' },
       'payout-fee': { type: 'string' },
+      grace: { type: 'string' },
       currencies: { type: 'string' },
       types: { type: 'string' },
       'allow-usdt': { type: 'boolean' },
@@ -208,7 +209,9 @@ export async function run(argv: string[]): Promise<unknown> {
         enabled: action === 'enable',
       });
     case 'merchant rotate-key':
-      return call('POST', `/admin/merchants/${encodeURIComponent(need(id, 'merchant_id'))}/api-keys`);
+      return call('POST', `/admin/merchants/${encodeURIComponent(need(id, 'merchant_id'))}/api-keys`, {
+        grace_seconds: o.grace === undefined ? 0 : Number(o.grace),
+      });
     case 'merchant adjust':
       return call(
         'POST',

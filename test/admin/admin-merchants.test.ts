@@ -198,6 +198,39 @@ describe('admin API: merchants, keys and ledger adjustments', () => {
     expectError(await adminRaw(t.app, 'POST', `/admin/merchants/${newId()}/api-keys`), 404, 'NOT_FOUND');
   });
 
+  it('rotation with a grace period: both keys work until it ends, then only the new one (issue 21)', async () => {
+    const m = await createMerchant(t.app);
+    const res = await adminRaw(t.app, 'POST', `/admin/merchants/${m.id}/api-keys`, { grace_seconds: 3600 });
+    assert.equal(res.statusCode, 200, res.body);
+    const fresh: string = res.json().data.api_key;
+    const until = Date.parse(res.json().data.previous_key_valid_until);
+    assert.ok(Math.abs(until - Date.now() - 3600_000) < 120_000, res.body);
+    assert.equal(
+      (await merchantRequest(t.app, m, '/merchant/banks')).statusCode,
+      200,
+      'old key in its grace',
+    );
+    const now = await merchantRequest(t.app, { id: m.id, apiKey: fresh }, '/merchant/banks');
+    assert.equal(now.statusCode, 200, now.body);
+    // The grace ends (moved into the past here rather than waited for); past the 1 s key cache, refused.
+    await t.database.db
+      .update(apiKeys)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(apiKeys.keyDigest, sha256(m.apiKey)));
+    await new Promise((r) => setTimeout(r, 1100));
+    expectError(await merchantRequest(t.app, m, '/merchant/banks'), 401, 'INVALID_API_KEY');
+    assert.equal(
+      (await merchantRequest(t.app, { id: m.id, apiKey: fresh }, '/merchant/banks')).statusCode,
+      200,
+    );
+    for (const grace of [-1, 604801, 1.5]) {
+      const bad = await adminRaw(t.app, 'POST', `/admin/merchants/${m.id}/api-keys`, {
+        grace_seconds: grace,
+      });
+      assert.equal(bad.statusCode, 400, bad.body);
+    }
+  });
+
   it('stores the key only as its SHA-256 digest and an AES-GCM ciphertext', async () => {
     const m = await createMerchant(t.app);
     const rows = await t.database.db.select().from(apiKeys).where(eq(apiKeys.merchantId, m.id));

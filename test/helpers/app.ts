@@ -47,6 +47,8 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     receiptsS3: undefined,
     formFrameAncestors: "'none'",
     requisiteExpiredStreak: 5,
+    appealDeadlineHours: 24,
+    appealWindowDays: 7,
     maxAmountDeviation: 1000,
     manualCreditMaxRatio: '1.0',
     smsForwarderNeedsOperator: false,

@@ -75,6 +75,11 @@ export const apiKeys = pgTable(
     active: boolean('active').notNull().default(true),
     createdAt: createdAt(),
     revokedAt: ts('revoked_at'),
+    /**
+     * A key replaced with a grace period (issue 21: rotation without downtime) still authenticates
+     * until this time; it never signs webhooks again. Null: the current key, or revoked outright.
+     */
+    expiresAt: ts('expires_at'),
   },
   (t) => [uniqueIndex('api_keys_digest_uq').on(t.keyDigest), index('api_keys_merchant_idx').on(t.merchantId)],
 );

@@ -13,6 +13,7 @@ import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import { adminPages } from './backoffice-admin-pages.js';
+import { appealPages } from './backoffice-appeal-pages.js';
 import { chainPages } from './backoffice-chain-pages.js';
 import { devicePages } from './backoffice-device-pages.js';
 import {
@@ -299,6 +300,7 @@ export function backofficeRoutes(
 
       adminPages(pages, services);
       devicePages(pages, services);
+      appealPages(pages, services);
       chainPages(pages, services);
     });
   });

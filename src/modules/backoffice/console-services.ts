@@ -1,3 +1,4 @@
+import type { AppealsService } from '../appeals/index.js';
 import type { AuditService } from '../audit/index.js';
 import type { ChainsService } from '../chains/index.js';
 import type { CryptoService } from '../crypto/index.js';
@@ -14,6 +15,7 @@ import type { WebhooksService } from '../webhooks/index.js';
 
 /** The services the operators' console works over: the same ones the admin API calls. */
 export interface ConsoleServices {
+  appeals: AppealsService;
   audit: AuditService;
   chains: ChainsService;
   crypto: CryptoService;

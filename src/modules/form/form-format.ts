@@ -110,6 +110,14 @@ export const TEXTS = {
     waiting: 'Ожидаем оплату',
     notFound: 'Страница оплаты не найдена',
     notFoundHint: 'Проверьте ссылку или вернитесь в магазин.',
+    appealTitle: 'Вы уже оплатили?',
+    appealHint:
+      'Если вы перевели деньги, загрузите чек: мы проверим платёж и зачислим его. PDF, JPEG или PNG до 5 МБ.',
+    appealButton: 'Отправить чек',
+    appealOpen: 'Чек получен, платёж проверяется. Ответ до',
+    appealAccepted: 'Платёж подтверждён. Спасибо!',
+    appealRejected: 'Платёж не подтверждён',
+    appealBusy: 'Чек уже на проверке',
   },
   en: {
     title: 'Payment',
@@ -145,5 +153,13 @@ export const TEXTS = {
     waiting: 'Waiting for your payment',
     notFound: 'Payment page not found',
     notFoundHint: 'Check the link or go back to the shop.',
+    appealTitle: 'Have you paid already?',
+    appealHint:
+      'If you transferred the money, upload the receipt: we will check the payment and credit it. PDF, JPEG or PNG up to 5 MB.',
+    appealButton: 'Send the receipt',
+    appealOpen: 'Receipt received; the payment is being checked. Answer by',
+    appealAccepted: 'Payment confirmed. Thank you!',
+    appealRejected: 'The payment was not confirmed',
+    appealBusy: 'A receipt is under review already',
   },
 } as const satisfies Record<Lang, Record<string, string>>;

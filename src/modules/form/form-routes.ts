@@ -32,6 +32,15 @@ export function formCsp(frameAncestors: string): string {
   ].join('; ');
 }
 
+/** The payer's words for an appeal refused on a form post without JavaScript. */
+function appealErrorText(code: string | undefined, t: (typeof TEXTS)[keyof typeof TEXTS]): string | null {
+  if (!code) return null;
+  if (/TOO_LARGE/.test(code)) return t.tooLarge;
+  if (/FORMAT|MISMATCH/.test(code)) return t.badType;
+  if (code === 'MODERATION_IN_PROGRESS') return t.appealBusy;
+  return t.uploadFailed;
+}
+
 // Any length reaches the handler, so a malformed id gets the 404 page rather than a JSON error.
 const IdParams = Type.Object({ id: Type.String({ maxLength: 500 }) });
 const FormStatus = Type.Object({
@@ -99,7 +108,10 @@ export function formRoutes(
           tags: ['form'],
           summary: 'The payment form page (HTML)',
           params: IdParams,
-          querystring: Type.Object({ lang: Type.Optional(Type.String({ maxLength: 5 })) }),
+          querystring: Type.Object({
+            lang: Type.Optional(Type.String({ maxLength: 5 })),
+            appeal_error: Type.Optional(Type.String({ maxLength: 40 })),
+          }),
           produces: ['text/html'],
         },
       },
@@ -112,9 +124,20 @@ export function formRoutes(
           if (err instanceof AppError && err.code === 'NOT_FOUND') return notFound(reply, lang);
           throw err;
         }
-        return reply
-          .type('text/html; charset=utf-8')
-          .view('form.eta', { p: page, t: TEXTS[lang], lang, texts: JSON.stringify(TEXTS[lang]) });
+        return reply.type('text/html; charset=utf-8').view('form.eta', {
+          p: page,
+          t: TEXTS[lang],
+          lang,
+          texts: JSON.stringify(TEXTS[lang]),
+          appealError: appealErrorText(request.query.appeal_error, TEXTS[lang]),
+          deadline: page.appeal
+            ? new Intl.DateTimeFormat(lang === 'ru' ? 'ru-RU' : 'en-GB', {
+                dateStyle: 'medium',
+                timeStyle: 'short',
+                timeZone: 'Europe/Moscow',
+              }).format(new Date(page.appeal.deadline_at))
+            : null,
+        });
       },
     );
 
@@ -151,6 +174,45 @@ export function formRoutes(
           return { success: true as const, ...(await form.uploadReceipt(request.params.id, upload)) };
         } finally {
           await deps.uploads.discard(upload);
+        }
+      },
+    );
+
+    scope.post(
+      '/form/:id/appeal',
+      {
+        preHandler: deps.limits.receipt,
+        schema: {
+          tags: ['form'],
+          summary:
+            'The payer says a failed order was paid: multipart `receipt` opens an appeal. A browser form post is answered 303 to the page',
+          params: IdParams,
+          consumes: ['multipart/form-data'],
+          response: {
+            200: Type.Object({ success: Type.Literal(true), appealStatus: Type.String() }),
+            303: Type.Null(),
+            ...errorResponses,
+          },
+        },
+      },
+      async (request, reply) => {
+        // A plain HTML form (no JavaScript) gets the page back, with the error named in the URL.
+        const html = (request.headers.accept ?? '').includes('text/html');
+        const page = `/form/${encodeURIComponent(request.params.id)}`;
+        try {
+          if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data'))
+            throw new AppError('RECEIPT_REQUIRED');
+          const upload = await deps.uploads.read(request.parts(), 'receipt');
+          try {
+            const appeal = await form.openAppeal(request.params.id, upload, request.ip);
+            if (html) return reply.redirect(page, 303);
+            return { success: true as const, appealStatus: appeal.status };
+          } finally {
+            await deps.uploads.discard(upload);
+          }
+        } catch (err) {
+          if (!html || !(err instanceof AppError) || err.code === 'NOT_FOUND') throw err;
+          return reply.redirect(`${page}?appeal_error=${err.code}`, 303);
         }
       },
     );

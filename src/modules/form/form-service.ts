@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { isInternalId } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
+import type { AppealsService } from '../appeals/index.js';
 import { FORM_TYPES, requisiteNeedFor } from '../catalog/index.js';
 import type { OrderRow } from '../orders/index.js';
 import { findOrderById, remainingSeconds } from '../orders/index.js';
@@ -24,8 +25,13 @@ function stateOf(order: OrderRow, nowMs: number): FormState {
  * The payment form's data (issue 7): only what a payer needs — the amount, where to pay, the time
  * left, the state — never the merchant, fees, client fields or comment.
  */
-export function createFormService(deps: { database: Database; clock: Clock; receipts: ReceiptsService }) {
-  const { database, clock, receipts } = deps;
+export function createFormService(deps: {
+  database: Database;
+  clock: Clock;
+  receipts: ReceiptsService;
+  appeals: AppealsService;
+}) {
+  const { database, clock, receipts, appeals } = deps;
 
   /** The PAYIN order behind a form id; anything else (unknown, malformed, a payout) is NOT_FOUND. */
   async function formOrder(id: string): Promise<OrderRow> {
@@ -82,8 +88,18 @@ export function createFormService(deps: { database: Database; clock: Clock; rece
             ? await QRCode.toDataURL(uri, { margin: 2, width: 240, errorCorrectionLevel: 'M' })
             : null,
           uploadAllowed: false,
+          appeal: null,
+          appealAllowed: false,
         };
       }
+      const appeal = pending ? null : await appeals.latestFor(order.id);
+      const appealAllowed =
+        !pending && appeal?.status !== 'open' && appeal?.status !== 'accepted' && order.status === 'error'
+          ? await appeals.assertAppealable(order).then(
+              () => true,
+              () => false,
+            )
+          : false;
       const need = requisiteNeedFor(order.type);
       const kind =
         order.type === 'qr_smart' || need?.kinds[0] === 'qr'
@@ -115,7 +131,18 @@ export function createFormService(deps: { database: Database; clock: Clock; rece
             ? await QRCode.toDataURL(qrPayload, { margin: 2, width: 240, errorCorrectionLevel: 'M' })
             : null,
         uploadAllowed: FORM_TYPES.includes(order.type),
+        appeal,
+        appealAllowed,
       };
+    },
+
+    /**
+     * The payer's late-payment claim (`POST /form/<id>/appeal`, issue 21 section 4): a receipt on a
+     * failed fiat PAYIN opens an appeal under the receipt rules; ORDER_STATE_CONFLICT otherwise.
+     */
+    async openAppeal(id: string, upload: MultipartUpload, ip: string) {
+      const order = await formOrder(id);
+      return appeals.openWithFile(order, upload, 'payer', { name: 'payer', ip });
     },
 
     /**

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
-import { ApiKeyIssuedSchema, MerchantCreatedSchema, MerchantSchema } from './merchants-admin-schemas.js';
+import { MerchantCreatedSchema, MerchantSchema, RotatedKeySchema } from './merchants-admin-schemas.js';
 import type { MerchantsService } from './merchants-service.js';
 
 const Percent = Type.Union([
@@ -117,14 +117,21 @@ export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsServi
     {
       schema: {
         tags: ['admin'],
-        summary: 'Rotate the API key: the old key stops at once',
+        summary: 'Rotate the API key: the old key stops at once, or after grace_seconds (at most 7 days)',
         params: MerchantIdParams,
-        response: { 200: Envelope(ApiKeyIssuedSchema), ...errorResponses },
+        body: Type.Optional(
+          Type.Object({ grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800 })) }),
+        ),
+        response: { 200: Envelope(RotatedKeySchema), ...errorResponses },
       },
     },
     async (request) => ({
       success: true as const,
-      data: await merchants.rotateKey(request.params.merchant_id, actorOf(request)),
+      data: await merchants.rotateKey(
+        request.params.merchant_id,
+        actorOf(request),
+        request.body?.grace_seconds ?? 0,
+      ),
     }),
   );
 }

@@ -42,4 +42,12 @@ export const MerchantCreatedSchema = Type.Object({
 });
 
 /** `POST /admin/merchants/{merchant_id}/api-keys`: the new key, shown once. */
-export const ApiKeyIssuedSchema = Type.Object({ merchant_id: Type.String(), api_key: Type.String() });
+
+/** A rotation's answer: the new key (shown once) and until when the old one is still accepted. */
+export const RotatedKeySchema = Type.Object({
+  merchant_id: Type.String(),
+  api_key: Type.String(),
+  previous_key_valid_until: Type.Union([Type.String(), Type.Null()], {
+    description: 'ISO 8601; null: refused at once',
+  }),
+});

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { apiKeys, merchants } from '../../db/tables/merchants.js';
 
@@ -43,7 +43,18 @@ export async function listMerchants(ex: Executor): Promise<MerchantRow[]> {
 }
 
 /** Revokes every active key of the merchant (rotation stops the old key at once). */
-export async function revokeApiKeys(ex: Executor, merchantId: string): Promise<void> {
+/**
+ * Retires the merchant's keys: at once, or (`graceUntil`) still accepted for requests until then
+ * while the new key signs webhooks. A key already in its grace keeps its own end.
+ */
+export async function revokeApiKeys(ex: Executor, merchantId: string, graceUntil?: Date): Promise<void> {
+  if (graceUntil) {
+    await ex
+      .update(apiKeys)
+      .set({ expiresAt: graceUntil })
+      .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true), isNull(apiKeys.expiresAt)));
+    return;
+  }
   await ex
     .update(apiKeys)
     .set({ active: false, revokedAt: new Date() })
@@ -68,7 +79,13 @@ export async function findMerchantByKeyDigest(
     .select({ merchant: merchants })
     .from(apiKeys)
     .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
-    .where(and(eq(apiKeys.keyDigest, keyDigest), eq(apiKeys.active, true)))
+    .where(
+      and(
+        eq(apiKeys.keyDigest, keyDigest),
+        eq(apiKeys.active, true),
+        or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`now()`)),
+      ),
+    )
     .limit(1);
   return rows[0]?.merchant;
 }
@@ -78,7 +95,8 @@ export async function findActiveKeyCiphertext(ex: Executor, merchantId: string):
   const rows = await ex
     .select({ c: apiKeys.keyCiphertext })
     .from(apiKeys)
-    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true)))
+    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true), isNull(apiKeys.expiresAt)))
+    .orderBy(desc(apiKeys.createdAt))
     .limit(1);
   return rows[0]?.c;
 }

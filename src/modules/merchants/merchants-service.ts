@@ -165,6 +165,9 @@ export interface MerchantsServiceDeps {
   maxAmountDeviation?: number;
 }
 
+/** The longest an old key may live on after a rotation: 7 days. */
+export const MAX_KEY_GRACE_SECONDS = 7 * 86_400;
+
 /**
  * Merchants and their API keys. Keys are 32 random bytes (hex), shown once, stored as SHA-256 digest
  * (lookup) and AES-256-GCM ciphertext (webhook signing) (docs/decisions.md section 4).
@@ -245,25 +248,38 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
       return view;
     },
 
-    /** Issues a new key and revokes the old one at once. Returns the new key (shown once). */
+    /**
+     * Issues a new key (shown once; it signs webhooks from now on). The old key is refused at once,
+     * or with `graceSeconds` (0..MAX_KEY_GRACE_SECONDS; issue 21) still accepted until then, so a
+     * deploy can switch keys without downtime. VALIDATION_ERROR for a grace out of range.
+     */
     async rotateKey(
       merchantId: string,
       actor: AdminActor,
-    ): Promise<{ merchant_id: string; api_key: string }> {
+      graceSeconds = 0,
+    ): Promise<{ merchant_id: string; api_key: string; previous_key_valid_until: string | null }> {
+      if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_KEY_GRACE_SECONDS)
+        throw invalidField('grace_seconds', `an integer from 0 to ${MAX_KEY_GRACE_SECONDS}`);
+      const graceUntil = graceSeconds > 0 ? new Date(clock.now() + graceSeconds * 1000) : undefined;
       const apiKey = await db.transaction(async (tx) => {
         if (!(await findMerchantForUpdate(tx, merchantId))) throw new AppError('NOT_FOUND');
-        await revokeApiKeys(tx, merchantId);
+        await revokeApiKeys(tx, merchantId, graceUntil);
         const key = await issueKey(tx, merchantId);
         await notifyCaches(tx);
         await writeAudit(tx, actor, {
           action: 'merchant.rotate_key',
           targetType: 'merchant',
           targetId: merchantId,
+          after: { grace_seconds: graceSeconds },
         });
         return key;
       });
       keyCache.clear();
-      return { merchant_id: merchantId, api_key: apiKey };
+      return {
+        merchant_id: merchantId,
+        api_key: apiKey,
+        previous_key_valid_until: graceUntil?.toISOString() ?? null,
+      };
     },
 
     /**

@@ -65,6 +65,7 @@ function permissionOf(first: string, write: boolean): Permission {
     case 'orders':
       return 'orders.read';
     case 'webhooks':
+    case 'appeals':
       return write ? 'orders.manage' : 'orders.read';
     case 'receipts':
       return write ? 'receipts.moderate' : 'orders.read';

@@ -6,4 +6,10 @@ export { MAX_RECEIPT_BYTES } from './receipt-content.js';
 export { openReceiptStorage, type ReceiptStorage } from './receipt-storage.js';
 export type { ReceiptRow, StoredFile } from './receipts-repository.js';
 export { receiptsAdminRoutes, receiptsRoutes } from './receipts-routes.js';
-export { createReceiptsService, type ReceiptsService, receiptView } from './receipts-service.js';
+export {
+  createReceiptsService,
+  type ReceiptsService,
+  type ReceiptView,
+  receiptView,
+  type Within,
+} from './receipts-service.js';

@@ -6,8 +6,9 @@ import type { MultipartUpload, Spooled, UploadPart } from '../../http/multipart.
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, type ErrorCode } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
 import { writeAudit } from '../audit/index.js';
-import type { OrderRow } from '../orders/index.js';
+import { findOrderById, type OrderRow } from '../orders/index.js';
 import type { OutboundGuard } from '../outbound/index.js';
 import { judgeReceiptContent, MAX_RECEIPT_BYTES } from './receipt-content.js';
 import { downloadReceipt } from './receipt-fetch.js';
@@ -21,6 +22,12 @@ import {
   underReview,
 } from './receipts-repository.js';
 
+export type ReceiptView = ReturnType<typeof receiptView>;
+
+/** Work that commits with a new receipt's row (an appeal opened with it); throwing undoes both. */
+export type Within = (tx: Executor, receipt: ReceiptRow) => Promise<void>;
+
+/** A receipt as the admin API, the portal and event bodies show it. */
 export function receiptView(r: ReceiptRow) {
   return {
     id: r.id,
@@ -47,6 +54,8 @@ export function createReceiptsService(deps: {
   clock: Clock;
   storage: ReceiptStorage;
   guard: OutboundGuard;
+  /** Called in the transaction that judged a receipt (issue 21: receipt.accepted / receipt.rejected). */
+  onDecided?: (ex: Executor, order: OrderRow, receipt: ReceiptView) => Promise<void>;
 }) {
   const { database, clock, storage, guard } = deps;
   const db = database.db;
@@ -127,13 +136,16 @@ export function createReceiptsService(deps: {
     source: ReceiptSource,
     declared: { mimetype?: string; filename?: string },
     codes: { tooLarge: ErrorCode; unsupported: ErrorCode; mismatch: ErrorCode },
-    sourceUrl: string | null = null,
+    sourceUrl: string | null,
+    within: Within | undefined,
   ): Promise<ReceiptRow> {
     const file = await storeFile(spooled, declared, codes);
     try {
-      return await db.transaction((tx) =>
-        insertReceipt(tx, { order, file, source, sourceUrl, now: new Date(clock.now()) }),
-      );
+      return await db.transaction(async (tx) => {
+        const row = await insertReceipt(tx, { order, file, source, sourceUrl, now: new Date(clock.now()) });
+        if (within) await within(tx, row);
+        return row;
+      });
     } catch (err) {
       await storage.remove(file.id).catch(() => undefined);
       throw err;
@@ -169,12 +181,13 @@ export function createReceiptsService(deps: {
     /**
      * Attaches an uploaded file to `order` (ownership already checked): ORDER_ID_REQUIRED /
      * RECEIPT_REQUIRED for missing parts, MODERATION_IN_PROGRESS while one is under review, then the
-     * content rules. Returns the receipt.
+     * content rules. Returns the receipt; `within` runs in the transaction that writes its row.
      */
     async attachFile(
       order: OrderRow,
       upload: MultipartUpload,
       source: ReceiptSource = 'file',
+      within?: Within,
     ): Promise<ReceiptRow> {
       if (!upload.file) throw new AppError('RECEIPT_REQUIRED');
       try {
@@ -189,11 +202,16 @@ export function createReceiptsService(deps: {
         source,
         { mimetype: upload.file.mimetype, filename: upload.file.filename },
         FILE_CODES,
+        null,
+        within,
       );
     },
 
-    /** Downloads `receiptUrl` through the outbound guard and attaches it to `order`. */
-    async attachUrl(order: OrderRow, receiptUrl: string): Promise<ReceiptRow> {
+    /**
+     * Downloads `receiptUrl` through the outbound guard and attaches it to `order`; `within` runs in
+     * the transaction that writes the receipt's row (an appeal opened with it).
+     */
+    async attachUrl(order: OrderRow, receiptUrl: string, within?: Within): Promise<ReceiptRow> {
       await assertNotUnderReview(order.id);
       const spooled = await downloadReceipt(receiptUrl, guard, storage);
       return attach(
@@ -207,6 +225,7 @@ export function createReceiptsService(deps: {
           mismatch: 'RECEIPT_URL_UNSUPPORTED_FORMAT',
         },
         receiptUrl.slice(0, 2048),
+        within,
       );
     },
 
@@ -241,7 +260,7 @@ export function createReceiptsService(deps: {
 
     /** The stored file with its sniffed type, for the operators' viewer. */
     async file(id: string) {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) throw new AppError('NOT_FOUND');
+      if (!isUuid(id)) throw new AppError('NOT_FOUND');
       const row = (await db.select().from(receipts).where(eq(receipts.id, id)).limit(1))[0];
       if (!row) throw new AppError('NOT_FOUND');
       const { stream, size } = await storage.open(row.storageKey);
@@ -255,31 +274,54 @@ export function createReceiptsService(deps: {
 
     /** Support's decision on a receipt under review; audited. ORDER_STATE_CONFLICT when already decided. */
     async review(id: string, decision: 'accepted' | 'rejected', reason: string | null, actor: AdminActor) {
-      if (!/^[0-9a-f-]{36}$/i.test(id)) throw new AppError('NOT_FOUND');
+      if (!isUuid(id)) throw new AppError('NOT_FOUND');
       return db.transaction(async (tx) => {
-        const before = (await tx.select().from(receipts).where(eq(receipts.id, id)).for('update'))[0];
-        if (!before) throw new AppError('NOT_FOUND');
-        if (before.status !== 'under_review') throw new AppError('ORDER_STATE_CONFLICT');
-        const after = (
-          await tx
-            .update(receipts)
-            .set({ status: decision, reason, reviewedBy: actor.name, reviewedAt: new Date(clock.now()) })
-            .where(eq(receipts.id, id))
-            .returning()
-        )[0];
-        if (!after) throw new AppError('NOT_FOUND');
-        await syncOrderReceiptStatus(tx, before.orderId);
-        await writeAudit(tx, actor, {
-          action: decision === 'accepted' ? 'receipt.accept' : 'receipt.reject',
-          targetType: 'order',
-          targetId: before.orderId,
-          before: { receipt_id: id, status: before.status },
-          after: { receipt_id: id, status: decision, reason },
-        });
-        return receiptView(after);
+        const after = await decide(tx, id, decision, reason, actor);
+        if (after === 'missing') throw new AppError('NOT_FOUND');
+        if (after === 'decided') throw new AppError('ORDER_STATE_CONFLICT');
+        return after;
       });
     },
+
+    decide,
   };
+
+  /**
+   * Judges a receipt under review in the caller's transaction: the receipt, the order's receipt
+   * status, the audit entry and the `onDecided` hook (receipt.accepted / receipt.rejected events).
+   * Returns the receipt, or 'missing' / 'decided' (already judged: nothing written).
+   */
+  async function decide(
+    tx: Executor,
+    id: string,
+    decision: 'accepted' | 'rejected',
+    reason: string | null,
+    actor: AdminActor,
+  ): Promise<ReturnType<typeof receiptView> | 'missing' | 'decided'> {
+    const before = (await tx.select().from(receipts).where(eq(receipts.id, id)).for('update'))[0];
+    if (!before) return 'missing';
+    if (before.status !== 'under_review') return 'decided';
+    const after = (
+      await tx
+        .update(receipts)
+        .set({ status: decision, reason, reviewedBy: actor.name, reviewedAt: new Date(clock.now()) })
+        .where(eq(receipts.id, id))
+        .returning()
+    )[0];
+    if (!after) return 'missing';
+    await syncOrderReceiptStatus(tx, before.orderId);
+    await writeAudit(tx, actor, {
+      action: decision === 'accepted' ? 'receipt.accept' : 'receipt.reject',
+      targetType: 'order',
+      targetId: before.orderId,
+      before: { receipt_id: id, status: before.status },
+      after: { receipt_id: id, status: decision, reason },
+    });
+    const view = receiptView(after);
+    const order = deps.onDecided ? await findOrderById(tx, before.orderId) : undefined;
+    if (order && deps.onDecided) await deps.onDecided(tx, order, view);
+    return view;
+  }
 }
 
 export type ReceiptsService = ReturnType<typeof createReceiptsService>;

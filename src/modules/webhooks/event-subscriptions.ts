@@ -96,6 +96,30 @@ export function createEventSubscriptions(deps: {
     if (written > 0) await notify(ex, OUTBOX_CHANNEL);
   };
 
+  /**
+   * An event that is not an order's move (a receipt judged, an appeal opened or resolved): one
+   * delivery per subscription of the order's merchant that wants `type`, in the caller's
+   * transaction. `extra` joins `order` in the body's `data` (e.g. `receipt`, `appeal`).
+   */
+  async function emit(
+    ex: Executor,
+    event: { type: EventType; order: OrderRow; extra?: Record<string, unknown> },
+  ): Promise<void> {
+    const subs = await subscriptionsOf(ex, [event.order.merchantId]);
+    if (subs.length === 0) return;
+    const at = new Date(clock.now());
+    const ids = await enqueue(ex, subs, event.type, event.order, (id) =>
+      eventBody({
+        id,
+        type: event.type,
+        at,
+        order: deps.orderObject(event.order),
+        ...(event.extra ? { extra: event.extra } : {}),
+      }),
+    );
+    if (ids.length > 0) await notify(ex, OUTBOX_CHANNEL);
+  }
+
   function checkInput(input: { url: string; events: string[] }): { url: string; events: EventType[] } {
     const url = callbackUrl(input.url, deps.allowlist, 'url');
     if (!url) throw invalidField('url', 'must be an absolute http(s) URL');
@@ -116,6 +140,7 @@ export function createEventSubscriptions(deps: {
 
   return {
     onMoves,
+    emit,
 
     /** `POST /merchant/webhooks/subscriptions`: VALIDATION_ERROR naming `url` or `events`; at most MAX_SUBSCRIPTIONS. */
     async subscribe(merchantId: string, input: { url: string; events: string[] }, ip: string) {

@@ -32,6 +32,7 @@ const RANKS = {
   appeals: 6,
   form: 7,
   backoffice: 8,
+  portal: 8,
 };
 
 const modules = Object.keys(RANKS);

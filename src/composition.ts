@@ -33,6 +33,7 @@ import {
 import { createOutboundGuard, type OutboundGuard } from './modules/outbound/index.js';
 import { createPayoutsService } from './modules/payouts/index.js';
 import { createPoolService } from './modules/pool/index.js';
+import { createPortalService, createPortalUsers } from './modules/portal/index.js';
 import { createRateLimits, redisLimiters } from './modules/rate-limits/index.js';
 import { buildRateSources, createRatesRefresh, createRatesService } from './modules/rates/index.js';
 import { createReceiptsService, type ReceiptStorage } from './modules/receipts/index.js';
@@ -268,6 +269,18 @@ export function createServices(deps: {
     devices,
     dispatcher,
     form: createFormService({ database, clock, receipts, appeals }),
+    portalUsers: createPortalUsers({ database, clock, secretBox }),
+    portal: createPortalService({
+      database,
+      clock,
+      orders,
+      receipts,
+      webhooks,
+      ledger,
+      merchants,
+      appeals,
+      publicBaseUrl: config.publicBaseUrl,
+    }),
     guard,
     ledger,
     merchants,

@@ -24,6 +24,7 @@ import { createAdminAuth, operatorsAdminRoutes } from './modules/operators/index
 import { ordersAdminRoutes, ordersRoutes } from './modules/orders/index.js';
 import { bankStandardsRoutes, payoutsAdminRoutes } from './modules/payouts/index.js';
 import { poolAdminRoutes, poolMerchantRoutes } from './modules/pool/index.js';
+import { portalAdminRoutes, portalRoutes } from './modules/portal/index.js';
 import { createRateLimits, RATE_RULES } from './modules/rate-limits/index.js';
 import { ratesAdminRoutes } from './modules/rates/index.js';
 import { receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/index.js';
@@ -116,6 +117,13 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     loginThrottle: createRateLimits({ enabled: true }).failures('backoffice-login', RATE_RULES.login),
   });
 
+  // The merchant portal (issue 21): its own sessions; wrong passwords limited like the console's.
+  portalRoutes(app, {
+    users: services.portalUsers,
+    portal: services.portal,
+    loginThrottle: createRateLimits({ enabled: true }).failures('portal-login', RATE_RULES.login),
+  });
+
   // --- the admin API, bearer token with the operator's role --------------------------------------
   await app.register(async (admin: App) => {
     await admin.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
@@ -135,6 +143,11 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     payoutsAdminRoutes(admin, { payouts: services.payouts });
     receiptsAdminRoutes(admin, { receipts: services.receipts });
     appealsAdminRoutes(admin, { appeals: services.appeals });
+    portalAdminRoutes(admin, {
+      users: services.portalUsers,
+      merchants: services.merchants,
+      publicBaseUrl: config.publicBaseUrl,
+    });
     operatorsAdminRoutes(admin, { operators: services.operators });
     auditAdminRoutes(admin, { audit: services.audit });
     poolAdminRoutes(admin, { pool: services.pool });

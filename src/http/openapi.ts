@@ -256,7 +256,8 @@ export function openApiOptions(publicBaseUrl: string, extras: OpenApiExtras): Fa
       },
     } as FastifyDynamicSwaggerOptions['openapi'],
     transform: ({ schema, url, route }) => {
-      if (url.startsWith('/backoffice') || url.startsWith('/form/assets') || url.startsWith('/docs')) {
+      // Server-rendered pages (console, portal) are browser pages, not API operations.
+      if (/^\/(backoffice|portal|form\/assets|docs)/.test(url)) {
         return { schema: { ...(schema ?? {}), hide: true }, url };
       }
       const security = SECURITY.find(([re]) => re.test(url))?.[1];

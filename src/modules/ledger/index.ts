@@ -14,3 +14,4 @@ export {
   settleHold,
 } from './ledger-repository.js';
 export { createLedgerService, type LedgerService } from './ledger-service.js';
+export { type StatementLine, type StatementPeriod, statementLines } from './statement.js';

@@ -53,8 +53,10 @@ export {
   listQueue,
   lockOrder,
   type NewOrderRow,
+  type OrderFilter,
   type OrderPatch,
   patchOrder,
+  streamOrders,
 } from './orders-repository.js';
 export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, gte, lt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gte, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/database.js';
 import { orderEvents, orders } from '../../db/tables/orders.js';
 import type { OrderRow } from './order-view.js';
@@ -222,6 +222,24 @@ export interface OrderFilter {
   method?: 'fiat' | 'crypto' | 'payout';
   from?: Date;
   to?: Date;
+  /**
+   * One box that finds an order by its internal id, the merchant's order id, the client id or
+   * (digits) the amount asked or to pay (issue 21: the portal's search).
+   */
+  search?: string;
+}
+
+function searchSql(text: string | undefined): SQL | undefined {
+  const q = text?.trim();
+  if (!q) return undefined;
+  const amount = /^\d{1,12}(\.\d{1,8})?$/.test(q) ? q : undefined;
+  return or(
+    eq(orders.id, q),
+    eq(orders.externalId, q),
+    eq(orders.clientId, q),
+    amount ? eq(orders.amount, amount) : undefined,
+    amount ? eq(orders.payableAmount, amount) : undefined,
+  );
 }
 
 function filterSql(f: OrderFilter): SQL | undefined {
@@ -234,7 +252,42 @@ function filterSql(f: OrderFilter): SQL | undefined {
     f.method ? eq(orders.method, f.method) : undefined,
     f.from ? gte(orders.createdAt, f.from) : undefined,
     f.to ? lt(orders.createdAt, f.to) : undefined,
+    searchSql(f.search),
   );
+}
+
+/**
+ * Every order of a filter, newest first, read in pages of `pageSize` by (created_at, id) so that
+ * at most one page is held at a time (the streamed CSV exports of issue 21).
+ */
+export async function* streamOrders(
+  ex: Executor,
+  filter: OrderFilter,
+  pageSize = 500,
+): AsyncGenerator<OrderRow> {
+  let cursor: { at: Date; id: string } | undefined;
+  for (;;) {
+    const rows = await ex
+      .select()
+      .from(orders)
+      .where(
+        and(
+          filterSql(filter),
+          cursor
+            ? or(
+                lt(orders.createdAt, cursor.at),
+                and(eq(orders.createdAt, cursor.at), lt(orders.id, cursor.id)),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(desc(orders.createdAt), desc(orders.id))
+      .limit(pageSize);
+    yield* rows;
+    const last = rows[rows.length - 1];
+    if (!last || rows.length < pageSize) return;
+    cursor = { at: last.createdAt, id: last.id };
+  }
 }
 
 /** A page of orders, newest first, and the total matching. */

@@ -81,12 +81,14 @@ export function createWebhooksService(deps: { database: Database; clock: Clock; 
 
     /**
      * A new delivery of the same body to the same URL, due at once, signed with the merchant's
-     * current key when sent; audited.
+     * current key when sent; audited. With `merchantId` (the portal) another merchant's delivery
+     * is NOT_FOUND, like a missing one.
      */
-    async resend(id: string, actor: AdminActor) {
+    async resend(id: string, actor: AdminActor, merchantId?: string) {
       const view = await db.transaction(async (tx) => {
         const original = await findDelivery(tx, id);
-        if (!original) throw new AppError('NOT_FOUND');
+        if (!original || (merchantId !== undefined && original.merchantId !== merchantId))
+          throw new AppError('NOT_FOUND');
         const copy = await insertDelivery(tx, {
           orderId: original.orderId,
           merchantId: original.merchantId,

@@ -1,0 +1,9 @@
+/**
+ * The merchant portal (issue 21 section 1; docs/api.md "Merchant portal"): merchant users with
+ * invitations, password and TOTP, sessions; the merchant's own orders, statement, appeals, keys and
+ * streamed CSV exports over the other modules' public interfaces.
+ */
+export { portalAdminRoutes } from './portal-admin-routes.js';
+export { portalRoutes } from './portal-routes.js';
+export { createPortalService, type PortalService } from './portal-service.js';
+export { createPortalUsers, type PortalUsers, totpValid } from './portal-users.js';

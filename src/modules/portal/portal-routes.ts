@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import view from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyRequest } from 'fastify';
+import { logFailure } from '../../http/error-handler.js';
+import { errorHeaders, resolveError } from '../../http/error-mapping.js';
+import type { App } from '../../http/schemas.js';
+import { portalExports } from './portal-exports.js';
+import { portalPages } from './portal-pages.js';
+import type { PortalService } from './portal-service.js';
+import { checkPortalCsrf, langOf, PORTAL_COOKIE, portalCookie, renderPortal } from './portal-session.js';
+import { PORTAL_TEXTS } from './portal-texts.js';
+import type { PortalUsers } from './portal-users.js';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+const CSS = readFileSync(here('./assets/portal.css'));
+/** No script at all; our own styles; QR images as data: URLs. */
+const PORTAL_CSP =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+type Form = Record<string, string | undefined>;
+
+/**
+ * The merchant portal at `/portal` (issue 21 section 1): server-rendered pages without script,
+ * sign-in with password and TOTP, invitations, then the merchant's own orders, statement, appeals,
+ * keys and exports. Errors go through the one mapping and show as a page.
+ */
+export function portalRoutes(
+  app: App,
+  deps: {
+    users: PortalUsers;
+    portal: PortalService;
+    /** Wrong-password throttle per IP (only failures count). */
+    loginThrottle: {
+      check(request: FastifyRequest): Promise<void>;
+      fail(request: FastifyRequest): Promise<void>;
+    };
+  },
+) {
+  const { users } = deps;
+  void app.register(async (scope: App) => {
+    await scope.register(cookie);
+    await scope.register(formbody);
+    await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
+    scope.addHook('onSend', async (_request, reply) => {
+      reply.header('content-security-policy', PORTAL_CSP);
+      reply.header('referrer-policy', 'no-referrer');
+      reply.header('x-content-type-options', 'nosniff');
+      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    });
+    scope.setErrorHandler(async (err, request, reply) => {
+      const { error, kind } = resolveError(err);
+      logFailure(request, err, kind);
+      const t = PORTAL_TEXTS[langOf(request, reply)];
+      const text =
+        error.code === 'FORBIDDEN' ? t.forbidden : error.code === 'NOT_FOUND' ? t.notFound : t.error;
+      const detail = error.details?.map((d) => `${d.field}: ${d.problem}`).join('; ') ?? '';
+      return renderPortal(request, reply.headers(errorHeaders(error)).status(error.status), 'message.eta', {
+        title: text,
+        text: detail,
+        code: error.code,
+      });
+    });
+    scope.get('/portal/assets/portal.css', async (_r, reply) =>
+      reply
+        .header('content-type', 'text/css; charset=utf-8')
+        .header('cache-control', 'public, max-age=300')
+        .send(CSS),
+    );
+
+    scope.get('/portal/login', async (request, reply) => renderPortal(request, reply, 'login.eta', {}));
+    scope.post('/portal/login', async (request, reply) => {
+      await deps.loginThrottle.check(request);
+      const form = request.body as Form;
+      const session = await users.login(
+        {
+          email: String(form.email ?? ''),
+          password: String(form.password ?? ''),
+          code: String(form.code ?? ''),
+        },
+        request.ip,
+      );
+      if (!session) {
+        await deps.loginThrottle.fail(request);
+        return reply.redirect('/portal/login?error=login', 303);
+      }
+      void reply.setCookie(PORTAL_COOKIE, session.token, portalCookie(request, session.maxAgeSeconds));
+      return reply.redirect('/portal/orders', 303);
+    });
+
+    scope.get('/portal/invite/:code', async (request, reply) => {
+      const { code } = request.params as { code: string };
+      const invite = await users.inviteInfo(code);
+      const totp = await users.newTotp(invite.email);
+      return renderPortal(request, reply, 'invite.eta', { invite, totp, code });
+    });
+    scope.post('/portal/invite/:code', async (request, reply) => {
+      const { code } = request.params as { code: string };
+      const form = request.body as Form;
+      await users.accept(
+        code,
+        {
+          password: String(form.password ?? ''),
+          ...(form.totp_code?.trim()
+            ? { totpSecret: String(form.totp_secret ?? ''), totpCode: form.totp_code.trim() }
+            : {}),
+        },
+        request.ip,
+      );
+      return reply.redirect('/portal/login?msg=created', 303);
+    });
+
+    // Everything below needs a session.
+    await scope.register(async (pages: App) => {
+      pages.addHook('preHandler', async (request, reply) => {
+        const token = request.cookies[PORTAL_COOKIE];
+        const user = token ? await users.session(token) : undefined;
+        if (!user) return reply.redirect('/portal/login', 303);
+        request.portalUser = user;
+      });
+      pages.post('/portal/logout', async (request, reply) => {
+        checkPortalCsrf(request, (request.body as Form)._csrf);
+        const token = request.cookies[PORTAL_COOKIE];
+        if (token) await users.logout(token);
+        void reply.clearCookie(PORTAL_COOKIE, portalCookie(request));
+        return reply.redirect('/portal/login', 303);
+      });
+      portalPages(pages, { portal: deps.portal, users });
+      portalExports(pages, { portal: deps.portal });
+    });
+  });
+}

@@ -1,0 +1,137 @@
+import type { Database } from '../../db/database.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
+import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
+import type { AppealsService } from '../appeals/index.js';
+import { type LedgerService, type StatementPeriod, statementLines } from '../ledger/index.js';
+import type { MerchantsService } from '../merchants/index.js';
+import { adminOrderView, type OrderFilter, type OrdersService, streamOrders } from '../orders/index.js';
+import type { ReceiptsService } from '../receipts/index.js';
+import type { WebhooksService } from '../webhooks/index.js';
+import type { PortalUser } from './portal-users.js';
+
+/** Filters of the orders list and its CSV, as the URL carries them (shareable). */
+export interface OrdersQuery {
+  q?: string | undefined;
+  status?: string | undefined;
+  type?: string | undefined;
+  direction?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+const clean = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+
+/** The merchant's own filter: never wider than the signed-in user's merchant. */
+export function ordersFilter(merchantId: string, q: OrdersQuery): OrderFilter {
+  const from = clean(q.from);
+  const to = clean(q.to);
+  const status = clean(q.status);
+  const direction = clean(q.direction);
+  const type = clean(q.type);
+  const search = clean(q.q);
+  return {
+    merchantId,
+    ...(status ? { status } : {}),
+    ...(direction ? { direction } : {}),
+    ...(type ? { type } : {}),
+    ...(from ? { from: parseUtcDateTime('from', from) } : {}),
+    ...(to ? { to: parseUtcPeriodEnd('to', to) } : {}),
+    ...(search ? { search: search.slice(0, 200) } : {}),
+  };
+}
+
+/**
+ * What the portal shows (issue 21 section 1), always scoped to the signed-in user's merchant: the
+ * same services as the admin API and console, plus the streamed exports. Another merchant's order
+ * or delivery is NOT_FOUND, never told apart from a missing one.
+ */
+export function createPortalService(deps: {
+  database: Database;
+  clock: Clock;
+  orders: OrdersService;
+  receipts: ReceiptsService;
+  webhooks: WebhooksService;
+  ledger: LedgerService;
+  merchants: MerchantsService;
+  appeals: AppealsService;
+  publicBaseUrl: string;
+}) {
+  const { orders, database, clock } = deps;
+
+  async function ownOrder(user: PortalUser, id: string) {
+    const order = await orders.getAdminOrder(id).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'ORDER_NOT_FOUND') throw new AppError('NOT_FOUND');
+      throw err;
+    });
+    if (order.merchant_id !== user.merchantId) throw new AppError('NOT_FOUND');
+    return order;
+  }
+
+  return {
+    /** A page of the merchant's orders (50), newest first. */
+    listOrders: (user: PortalUser, q: OrdersQuery, page: number) =>
+      orders.listAdminOrders(ordersFilter(user.merchantId, q), page, 50),
+
+    /** One order with its timeline, receipts, appeals and webhook deliveries (with attempts). */
+    async order(user: PortalUser, id: string) {
+      const order = await ownOrder(user, id);
+      const [receipts, deliveries, appeals] = await Promise.all([
+        deps.receipts.forOrder(order.id),
+        deps.webhooks.list({ orderId: order.id }),
+        deps.appeals.forMerchant(user.merchantId, {}),
+      ]);
+      return { order, receipts, deliveries, appeals: appeals.filter((a) => a.order_id === order.id) };
+    },
+
+    /** Queues a delivery of the merchant's again (owner and developer). */
+    async resend(user: PortalUser, deliveryId: string, ip: string) {
+      if (!isUuid(deliveryId)) throw new AppError('NOT_FOUND');
+      return deps.webhooks.resend(deliveryId, { name: `portal:${user.email}`, ip }, user.merchantId);
+    },
+
+    balance: async (user: PortalUser) => {
+      const m = await deps.merchants.get(user.merchantId);
+      return deps.ledger.merchantBalance({
+        id: m.merchant_id,
+        currencies: m.currencies,
+        allowUsdt: m.allow_usdt,
+      });
+    },
+
+    /** The statement's period from the query (default: this month so far) and its currency. */
+    statementPeriod(
+      user: PortalUser,
+      q: { currency?: string | undefined; from?: string | undefined; to?: string | undefined },
+    ): StatementPeriod {
+      const now = new Date(clock.now());
+      const currency = (clean(q.currency) ?? 'RUB').toUpperCase();
+      if (!/^[A-Z]{3,5}$/.test(currency)) throw invalidField('currency', 'a currency code such as RUB');
+      const from = clean(q.from)
+        ? parseUtcDateTime('from', String(clean(q.from)))
+        : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+      const to = clean(q.to) ? parseUtcPeriodEnd('to', String(clean(q.to))) : new Date(now.getTime() + 1000);
+      return { merchantId: user.merchantId, currency, from, to };
+    },
+
+    /** The statement lines of a period with the running balance; the opening balance first. */
+    statement: (period: StatementPeriod) => statementLines(database.db, period),
+
+    /** Every order of the filter, streamed in pages (the CSV export). */
+    ordersStream: (user: PortalUser, q: OrdersQuery) =>
+      streamOrders(database.db, ordersFilter(user.merchantId, q)),
+
+    /** An order row as the CSV shows it (the admin view's figures: numbers as the API shows them). */
+    orderView: (row: Parameters<typeof adminOrderView>[0]) =>
+      adminOrderView(row, clock.now(), deps.publicBaseUrl),
+
+    /** The owner rotates the key; `graceSeconds` keeps the old one working for that long. */
+    rotateKey: (user: PortalUser, graceSeconds: number, ip: string) =>
+      deps.merchants.rotateKey(user.merchantId, { name: `portal:${user.email}`, ip }, graceSeconds),
+
+    appeals: (user: PortalUser) => deps.appeals.forMerchant(user.merchantId, { limit: 200 }),
+  };
+}
+
+export type PortalService = ReturnType<typeof createPortalService>;

@@ -1,0 +1,90 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../lib/errors.js';
+import { safeEqual } from '../../lib/secrets.js';
+import { PORTAL_TEXTS, type PortalLang, portalLang } from './portal-texts.js';
+import type { PortalUser } from './portal-users.js';
+
+export const PORTAL_COOKIE = 'portal_session';
+export const LANG_COOKIE = 'portal_lang';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    portalUser?: PortalUser;
+  }
+}
+
+/** HttpOnly, SameSite=Strict, path /portal, Secure over TLS (as the console's). */
+export function portalCookie(request: FastifyRequest, maxAgeSeconds?: number) {
+  return {
+    path: '/portal',
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: request.protocol === 'https',
+    ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
+  };
+}
+
+export function portalUserOf(request: FastifyRequest): PortalUser {
+  if (!request.portalUser) throw new AppError('UNAUTHORIZED');
+  return request.portalUser;
+}
+
+/** Refuses a form post whose `_csrf` is not the session's (403). */
+export function checkPortalCsrf(request: FastifyRequest, field: unknown): PortalUser {
+  const user = portalUserOf(request);
+  if (typeof field !== 'string' || !safeEqual(field, user.csrf)) throw new AppError('FORBIDDEN');
+  return user;
+}
+
+/** Refuses unless the user's role is one of `roles` (accountants read only; keys are the owner's). */
+export function requireRole(request: FastifyRequest, ...roles: PortalUser['role'][]): PortalUser {
+  const user = portalUserOf(request);
+  if (!roles.includes(user.role)) throw new AppError('FORBIDDEN');
+  return user;
+}
+
+/** The page language (remembered in a cookie when chosen with `?lang=`). */
+export function langOf(request: FastifyRequest, reply: FastifyReply): PortalLang {
+  const q = (request.query as { lang?: unknown } | undefined)?.lang;
+  const lang = portalLang(q, request.cookies[LANG_COOKIE], request.headers['accept-language']);
+  if (q === 'ru' || q === 'en')
+    void reply.setCookie(LANG_COOKIE, lang, { ...portalCookie(request, 31536000), httpOnly: false });
+  return lang;
+}
+
+/** Renders a portal page in the layout with the catalogue, the user, CSRF token and flash message. */
+export function renderPortal(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  page: string,
+  data: Record<string, unknown>,
+) {
+  const lang = langOf(request, reply);
+  const q = request.query as { msg?: string; error?: string } | undefined;
+  const t = PORTAL_TEXTS[lang];
+  return reply.type('text/html; charset=utf-8').view(page, {
+    ...data,
+    t,
+    lang,
+    user: request.portalUser ?? null,
+    csrf: request.portalUser?.csrf ?? '',
+    msg: q?.msg ?? null,
+    error: q?.error ?? null,
+    fmt: formatters(lang),
+  });
+}
+
+/** `Intl` formatting for the chosen language: amounts with separators, dates in the browser's zone as UTC. */
+export function formatters(lang: PortalLang) {
+  const locale = lang === 'ru' ? 'ru-RU' : 'en-GB';
+  const date = new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeStyle: 'medium', timeZone: 'UTC' });
+  return {
+    amount: (value: string | number, currency: string) => {
+      // A decimal string is formatted exactly (Intl.NumberFormat v3), never through a binary float.
+      const n = String(value) as unknown as number;
+      const digits = String(value).split('.')[1]?.length ?? 0;
+      return `${new Intl.NumberFormat(locale, { minimumFractionDigits: Math.min(digits, 8), maximumFractionDigits: 8 }).format(n)} ${currency}`;
+    },
+    date: (iso: string | null | undefined) => (iso ? `${date.format(new Date(iso))} UTC` : '—'),
+  };
+}

@@ -1,0 +1,247 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import * as OTPAuth from 'otpauth';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { cookiesOf } from '../helpers/console.js';
+import {
+  addRequisite,
+  admin,
+  createMerchant,
+  createOrder,
+  merchantRequest,
+  type TestMerchant,
+  uniqueAmount,
+} from '../helpers/merchant-client.js';
+import { startReceiver } from '../helpers/receiver.js';
+
+const PASSWORD = 'a long enough passphrase';
+
+/** The current code of a base32 TOTP secret, as an authenticator app shows it. */
+function totpNow(secret: string): string {
+  return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate();
+}
+
+// Issue 21 section 1: the merchant portal, each page and export scoped to the signed-in merchant.
+describe('merchant portal: invitation, password + TOTP, scoped pages, CSV exports, keys', () => {
+  let t: TestApp;
+  let merchant: TestMerchant;
+  let other: TestMerchant;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let owner: { cookie: string; csrf: string };
+  let accountant: { cookie: string; csrf: string };
+  let mine: { id: string; payment_id: string };
+  let theirs: { id: string; payment_id: string };
+
+  const get = (url: string, session: { cookie: string }) =>
+    t.app.inject({ method: 'GET', url, headers: { cookie: session.cookie } });
+  const post = (url: string, session: { cookie: string }, form: Record<string, string>) =>
+    t.app.inject({
+      method: 'POST',
+      url,
+      headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(form).toString(),
+    });
+  const csrfOf = (res: LightMyRequestResponse) => /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1] ?? '';
+
+  async function join(m: TestMerchant, email: string, role: string, withTotp: boolean) {
+    const invite = await admin<{ invite_url: string }>(t.app, 'POST', `/admin/merchants/${m.id}/users`, {
+      email,
+      role,
+    });
+    const path = new URL(invite.invite_url).pathname;
+    const page = await t.app.inject({ method: 'GET', url: path });
+    assert.equal(page.statusCode, 200, page.body);
+    const secret = /data-testid="totp-secret">([A-Z2-7]+)</.exec(page.body)?.[1] ?? '';
+    assert.ok(secret, 'the enrolment shows the secret beside its QR');
+    const form: Record<string, string> = { password: PASSWORD, totp_secret: secret };
+    if (withTotp) form.totp_code = totpNow(secret);
+    const done = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(form).toString(),
+    });
+    return { done, secret, path };
+  }
+
+  async function login(email: string, code = '') {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/portal/login',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ email, password: PASSWORD, code }).toString(),
+    });
+    const cookie = cookiesOf(res);
+    const page = await t.app.inject({ method: 'GET', url: '/portal/orders', headers: { cookie } });
+    return { res, session: { cookie, csrf: csrfOf(page) } };
+  }
+
+  before(async () => {
+    t = await startTestApp();
+    merchant = await createMerchant(t.app);
+    other = await createMerchant(t.app);
+    await addRequisite(t.app, { kind: 'phone' });
+    receiver = await startReceiver();
+    const create = async (m: TestMerchant) => {
+      const res = await createOrder(t.app, m, {
+        order_id: `pt-${Math.random().toString(36).slice(2)}`,
+        amount: uniqueAmount(),
+        client_id: 'client-42',
+        success_callback_url: `${receiver.url}/hook`,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      return res.json() as { id: string; payment_id: string };
+    };
+    mine = await create(merchant);
+    theirs = await create(other);
+    for (const o of [mine, theirs]) await admin(t.app, 'POST', `/admin/orders/${o.id}/confirm`, {});
+    await t.services.dispatcher.runOnce();
+  });
+  after(async () => {
+    await receiver.close();
+    await t.close();
+  });
+
+  it('an owner must enrol TOTP; the link works once; a login needs password and the current code', async () => {
+    const email = `owner-${merchant.id}@shop.example`;
+    const noTotp = await join(merchant, email, 'owner', false);
+    assert.equal(noTotp.done.statusCode, 400, 'two-factor is mandatory for an owner');
+    const again = await t.app.inject({ method: 'GET', url: noTotp.path });
+    assert.equal(again.statusCode, 200, 'a refused attempt leaves the link usable');
+    const secret = /data-testid="totp-secret">([A-Z2-7]+)</.exec(again.body)?.[1] ?? '';
+    const ok = await t.app.inject({
+      method: 'POST',
+      url: noTotp.path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        password: PASSWORD,
+        totp_secret: secret,
+        totp_code: totpNow(secret),
+      }).toString(),
+    });
+    assert.equal(ok.statusCode, 303, ok.body);
+    assert.equal((await t.app.inject({ method: 'GET', url: noTotp.path })).statusCode, 404, 'used once');
+    const wrong = await login(email, '000000');
+    assert.match(String(wrong.res.headers.location), /error=login/);
+    const good = await login(email, totpNow(secret));
+    assert.equal(good.res.statusCode, 303);
+    assert.match(String(good.res.headers['set-cookie']), /HttpOnly/i);
+    assert.match(String(good.res.headers['set-cookie']), /SameSite=Strict/i);
+    owner = good.session;
+    assert.ok(owner.csrf);
+    const acc = await join(merchant, `acc-${merchant.id}@shop.example`, 'accountant', false);
+    assert.equal(acc.done.statusCode, 303, 'TOTP optional for an accountant');
+    accountant = (await login(`acc-${merchant.id}@shop.example`)).session;
+  });
+
+  it('orders: search by order id, internal id, client id; another merchant’s order is 404 everywhere', async () => {
+    const list = await get('/portal/orders', owner);
+    assert.equal(list.statusCode, 200);
+    assert.ok(list.body.includes(mine.payment_id));
+    assert.ok(!list.body.includes(theirs.payment_id), 'only own orders');
+    for (const q of [mine.payment_id, mine.id, 'client-42']) {
+      const found = await get(`/portal/orders?q=${encodeURIComponent(q)}`, owner);
+      assert.ok(found.body.includes(mine.payment_id), q);
+    }
+    const byOther = await get(`/portal/orders?q=${theirs.payment_id}`, owner);
+    assert.ok(!byOther.body.includes('data-testid="order-row"'), 'another merchant’s order is not found');
+    assert.equal((await get(`/portal/orders/${theirs.id}`, owner)).statusCode, 404);
+    const page = await get(`/portal/orders/${mine.id}`, owner);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /data-testid="delivery-status">delivered</);
+    assert.equal((await get('/portal/orders', { cookie: '' })).statusCode, 303, 'no session: sign in');
+  });
+
+  it('resend: the owner resends an own delivery; another merchant’s is 404; no CSRF 403; accountant 403', async () => {
+    const own = (await admin<Array<{ id: string }>>(t.app, 'GET', `/admin/webhooks?order_id=${mine.id}`))[0];
+    const foreign = (
+      await admin<Array<{ id: string }>>(t.app, 'GET', `/admin/webhooks?order_id=${theirs.id}`)
+    )[0];
+    assert.ok(own && foreign);
+    const res = await post(`/portal/deliveries/${own.id}/resend`, owner, { _csrf: owner.csrf });
+    assert.equal(res.statusCode, 303, res.body);
+    assert.match(String(res.headers.location), /msg=resent/);
+    assert.equal(
+      (await post(`/portal/deliveries/${foreign.id}/resend`, owner, { _csrf: owner.csrf })).statusCode,
+      404,
+    );
+    assert.equal((await post(`/portal/deliveries/${own.id}/resend`, owner, { _csrf: 'x' })).statusCode, 403);
+    assert.equal(
+      (await post(`/portal/deliveries/${own.id}/resend`, accountant, { _csrf: accountant.csrf })).statusCode,
+      403,
+    );
+  });
+
+  it('CSV exports: a header row, ISO times, own rows only; the statement’s running balance', async () => {
+    const csv = await get('/portal/orders.csv', owner);
+    assert.equal(csv.statusCode, 200);
+    assert.match(String(csv.headers['content-type']), /text\/csv/);
+    const lines = csv.body.trim().split('\n');
+    assert.equal(
+      lines[0],
+      'id,order_id,created_at,finished_at,direction,type,status,status_reason,currency,amount,amountAfterFee,fee,client_id,comment',
+    );
+    assert.ok(lines.some((l) => l.startsWith(`${mine.id},${mine.payment_id},`)));
+    assert.ok(!csv.body.includes(theirs.id));
+    assert.match(lines[1] ?? '', /,\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z,/);
+    const statement = await get('/portal/statement.csv?currency=RUB&from=2020-01-01', owner);
+    const rows = statement.body
+      .trim()
+      .split('\n')
+      .map((l) => l.split(','));
+    assert.deepEqual(rows[0], ['id', 'created_at', 'kind', 'order_id', 'memo', 'amount', 'balance']);
+    assert.equal(rows[1]?.[2], 'opening_balance');
+    assert.ok(
+      rows.some((r) => r[3] === mine.id),
+      'the credit of the paid order',
+    );
+    assert.ok(!statement.body.includes(theirs.id));
+    let running = Number(rows[1]?.[6]);
+    for (const r of rows.slice(2)) {
+      running += Number(r[5]);
+      assert.equal(
+        Number(r[6]).toFixed(2),
+        running.toFixed(2),
+        'each balance is the previous plus the amount',
+      );
+    }
+    const page = await get('/portal/statement?currency=RUB&from=2020-01-01', owner);
+    assert.match(page.body, /data-testid="running-balance"/);
+  });
+
+  it('keys: the accountant may not rotate; the owner confirms, sees the key once, the old one lives its grace', async () => {
+    assert.equal((await get('/portal/keys', accountant)).statusCode, 403);
+    const ask = await post('/portal/keys/rotate', owner, { _csrf: owner.csrf, grace: '600' });
+    assert.equal(ask.statusCode, 303);
+    assert.match(String(ask.headers.location), /confirm=1/);
+    assert.equal(
+      (await merchantRequest(t.app, merchant, '/merchant/banks')).statusCode,
+      200,
+      'nothing rotated yet',
+    );
+    const done = await post('/portal/keys/rotate', owner, {
+      _csrf: owner.csrf,
+      grace: '600',
+      confirmed: 'yes',
+    });
+    assert.equal(done.statusCode, 200, done.body);
+    const fresh = /data-testid="new-key">([0-9a-f]{64})</.exec(done.body)?.[1];
+    assert.ok(fresh);
+    assert.match(done.body, /data-testid="old-key-until"/);
+    assert.equal(
+      (await merchantRequest(t.app, merchant, '/merchant/banks')).statusCode,
+      200,
+      'old key in grace',
+    );
+    const next = await merchantRequest(t.app, { id: merchant.id, apiKey: fresh }, '/merchant/banks');
+    assert.equal(next.statusCode, 200);
+    merchant.apiKey = fresh;
+    const audit = await admin<Array<{ actor: string }>>(
+      t.app,
+      'GET',
+      `/admin/audit?target_id=${merchant.id}&action=merchant.rotate_key`,
+    );
+    assert.match(audit[0]?.actor ?? '', /^portal:owner-/);
+  });
+});

@@ -69,6 +69,10 @@ describe('appeals: a payer or merchant claims a failed PAYIN was paid; operators
       payload: body,
     });
   };
+  /** Runs the dispatcher until `done` holds: on a shared PostgreSQL other files' deliveries go first. */
+  const deliverUntil = async (done: () => boolean) => {
+    for (let i = 0; i < 50 && !done(); i++) await t.services.dispatcher.runOnce();
+  };
   const balance = async (m: TestMerchant) =>
     (await merchantRequest(t.app, m, `/merchant/balance/${m.id}`)).json() as Record<string, unknown>;
 
@@ -116,7 +120,7 @@ describe('appeals: a payer or merchant claims a failed PAYIN was paid; operators
     const json = await payerAppeal(order.id, pdfFile('again'), 'application/json');
     assert.equal(json.statusCode, 409);
     assert.equal(json.json().message, 'MODERATION_IN_PROGRESS');
-    await t.services.dispatcher.runOnce();
+    await deliverUntil(() => events('appeal.opened', order.id).length > 0);
     const opened = events('appeal.opened', order.id);
     assert.equal(opened.length, 1);
     assert.equal(opened[0]?.body.data.appeal.opened_by, 'payer');
@@ -147,13 +151,17 @@ describe('appeals: a payer or merchant claims a failed PAYIN was paid; operators
     assert.equal(status.status, 'success');
     const afterBalance = await balance(merchant);
     assert.notDeepEqual(afterBalance, before, 'the ledger credited the late payment');
-    await t.services.dispatcher.runOnce();
+    const types = ['order.late_payment', 'appeal.resolved', 'receipt.accepted'];
+    await deliverUntil(
+      () =>
+        types.every((type) => events(type, order.id).length > 0) &&
+        receiver.received.some((r) => r.url === '/success' && r.body.toString().includes(order.id)),
+    );
     assert.ok(
       receiver.received.some((r) => r.url === '/success' && r.body.toString().includes(order.id)),
       "the contract's success webhook",
     );
-    for (const type of ['order.late_payment', 'appeal.resolved', 'receipt.accepted'])
-      assert.equal(events(type, order.id).length, 1, type);
+    for (const type of types) assert.equal(events(type, order.id).length, 1, type);
     assert.equal(events('appeal.resolved', order.id)[0]?.body.data.appeal.status, 'accepted');
     const twice = await adminRaw(t.app, 'POST', `/admin/appeals/${mine.id}/accept`, {});
     assert.equal(twice.statusCode, 409);
@@ -185,7 +193,9 @@ describe('appeals: a payer or merchant claims a failed PAYIN was paid; operators
     assert.equal(rejected.status, 'rejected');
     const status = await admin<{ status: string }>(t.app, 'GET', `/admin/orders/${order.id}`);
     assert.equal(status.status, 'error', 'the order stays failed');
-    await t.services.dispatcher.runOnce();
+    await deliverUntil(
+      () => events('appeal.resolved', order.id).length > 0 && events('receipt.rejected', order.id).length > 0,
+    );
     assert.equal(events('appeal.resolved', order.id)[0]?.body.data.appeal.reason, 'no such transfer');
     assert.equal(events('receipt.rejected', order.id).length, 1);
     assert.equal(events('order.late_payment', order.id).length, 0);

@@ -96,7 +96,10 @@ describe('merchant portal: invitation, password + TOTP, scoped pages, CSV export
     mine = await create(merchant);
     theirs = await create(other);
     for (const o of [mine, theirs]) await admin(t.app, 'POST', `/admin/orders/${o.id}/confirm`, {});
-    await t.services.dispatcher.runOnce();
+    // On a shared PostgreSQL other files' deliveries go first: dispatch until both webhooks arrived.
+    const arrived = () =>
+      [mine, theirs].every((o) => receiver.received.some((r) => r.body.toString().includes(o.id)));
+    for (let i = 0; i < 50 && !arrived(); i++) await t.services.dispatcher.runOnce();
   });
   after(async () => {
     await receiver.close();

@@ -10,6 +10,7 @@ import {
   createMerchant,
   createOrder,
   merchantRequest,
+  sign,
   type TestMerchant,
   uniqueAmount,
 } from '../helpers/merchant-client.js';
@@ -239,7 +240,22 @@ describe('merchant portal: invitation, password + TOTP, scoped pages, CSV export
     );
     const next = await merchantRequest(t.app, { id: merchant.id, apiKey: fresh }, '/merchant/banks');
     assert.equal(next.statusCode, 200);
+    const oldKey = merchant.apiKey;
     merchant.apiKey = fresh;
+    // During the grace only the new key signs webhooks (docs/decisions.md section 28).
+    const paid = (
+      await createOrder(t.app, merchant, {
+        amount: uniqueAmount(),
+        success_callback_url: `${receiver.url}/hook`,
+      })
+    ).json() as { id: string };
+    await admin(t.app, 'POST', `/admin/orders/${paid.id}/confirm`, {});
+    const hookOf = () => receiver.received.find((r) => r.body.toString().includes(paid.id));
+    for (let i = 0; i < 50 && !hookOf(); i++) await t.services.dispatcher.runOnce();
+    const hook = hookOf();
+    assert.ok(hook, 'the webhook arrived');
+    assert.equal(hook.headers['x-api-key'], sign(fresh, hook.body));
+    assert.notEqual(hook.headers['x-api-key'], sign(oldKey, hook.body));
     const audit = await admin<Array<{ actor: string }>>(
       t.app,
       'GET',

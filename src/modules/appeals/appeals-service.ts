@@ -220,6 +220,11 @@ export function createAppealsService(deps: {
       return appealView(row);
     },
 
+    /** Every appeal of one of the merchant's orders, newest first (the portal's order page). */
+    async forOrder(merchantId: string, orderId: string): Promise<AppealView[]> {
+      return (await listAppeals(db, { merchantId, orderId }, 50)).map(appealView);
+    },
+
     /** The latest appeal of an order (the payment form shows its status), or null. */
     async latestFor(orderId: string): Promise<AppealView | null> {
       const row = (await listAppeals(db, { orderId }, 1))[0];

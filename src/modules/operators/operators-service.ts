@@ -1,10 +1,10 @@
-import { hash, verify } from '@node-rs/argon2';
 import { and, desc, eq, gt, isNull, lt } from 'drizzle-orm';
 import { CACHE_CHANNEL, type Database, notify } from '../../db/database.js';
 import { operatorSessions, operators, operatorTokens } from '../../db/tables/operators.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
+import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
 import { writeAudit } from '../audit/index.js';
 import { ROLES, type Role } from './permissions.js';
@@ -13,10 +13,6 @@ export type OperatorRow = typeof operators.$inferSelect;
 
 /** Console sessions last 12 hours. */
 export const SESSION_TTL_MS = 12 * 3600 * 1000;
-
-/** A hash to verify against when the user does not exist, so timing does not tell which names exist. */
-const DUMMY_HASH =
-  '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$n5xj56n7FIvm4l/52lPcjWGyQ2iVXmEgktjNdfOu2kI';
 
 export function operatorView(o: OperatorRow) {
   return {
@@ -60,7 +56,7 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
       const role = checkRole(input.role);
       const password = input.password ?? randomToken(12);
       checkPassword(password);
-      const passwordHash = await hash(password);
+      const passwordHash = await hashPassword(password);
       return db.transaction(async (tx) => {
         const rows = await tx
           .insert(operators)
@@ -94,7 +90,7 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
       if (patch.enabled !== undefined) changes.enabled = patch.enabled;
       if (patch.password !== undefined) {
         checkPassword(patch.password);
-        changes.passwordHash = await hash(patch.password);
+        changes.passwordHash = await hashPassword(patch.password);
       }
       const view = await db.transaction(async (tx) => {
         const before = (
@@ -186,7 +182,7 @@ export function createOperatorsService(deps: { database: Database; clock: Clock 
      */
     async login(username: string, password: string, ip: string) {
       const op = (await db.select().from(operators).where(eq(operators.username, username)).limit(1))[0];
-      const ok = await verify(op?.passwordHash ?? DUMMY_HASH, password).catch(() => false);
+      const ok = await verifyPassword(op?.passwordHash, password);
       if (!op || !ok || !op.enabled) {
         // Every failure is on the trail, with the name tried and where from (issue 17 item 15).
         const tried = username.slice(0, 100);

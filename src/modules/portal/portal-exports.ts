@@ -2,9 +2,7 @@ import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import type { App } from '../../http/schemas.js';
 import type { PortalService } from './portal-service.js';
-import { portalUserOf } from './portal-session.js';
-
-type Form = Record<string, string | undefined>;
+import { type Form, portalUserOf } from './portal-session.js';
 
 /** The orders CSV's columns: the API's field names, numbers as the API shows them, ISO 8601 UTC times. */
 export const ORDER_COLUMNS = [

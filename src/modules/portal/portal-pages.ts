@@ -1,10 +1,8 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import type { PortalService } from './portal-service.js';
-import { checkPortalCsrf, portalUserOf, renderPortal, requireRole } from './portal-session.js';
+import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } from './portal-session.js';
 import type { PortalUsers } from './portal-users.js';
-
-type Form = Record<string, string | undefined>;
 
 /** The query string of a filter, for links that keep it (paging, CSV). */
 export function keepQuery(q: Record<string, string | undefined>, extra: Record<string, string> = {}): string {

@@ -11,7 +11,14 @@ import type { App } from '../../http/schemas.js';
 import { portalExports } from './portal-exports.js';
 import { portalPages } from './portal-pages.js';
 import type { PortalService } from './portal-service.js';
-import { checkPortalCsrf, langOf, PORTAL_COOKIE, portalCookie, renderPortal } from './portal-session.js';
+import {
+  checkPortalCsrf,
+  type Form,
+  langOf,
+  PORTAL_COOKIE,
+  portalCookie,
+  renderPortal,
+} from './portal-session.js';
 import { PORTAL_TEXTS } from './portal-texts.js';
 import type { PortalUsers } from './portal-users.js';
 
@@ -20,8 +27,6 @@ const CSS = readFileSync(here('./assets/portal.css'));
 /** No script at all; our own styles; QR images as data: URLs. */
 const PORTAL_CSP =
   "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-type Form = Record<string, string | undefined>;
 
 /**
  * The merchant portal at `/portal` (issue 21 section 1): server-rendered pages without script,

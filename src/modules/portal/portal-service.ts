@@ -80,9 +80,9 @@ export function createPortalService(deps: {
       const [receipts, deliveries, appeals] = await Promise.all([
         deps.receipts.forOrder(order.id),
         deps.webhooks.list({ orderId: order.id }),
-        deps.appeals.forMerchant(user.merchantId, {}),
+        deps.appeals.forOrder(user.merchantId, order.id),
       ]);
-      return { order, receipts, deliveries, appeals: appeals.filter((a) => a.order_id === order.id) };
+      return { order, receipts, deliveries, appeals };
     },
 
     /** Queues a delivery of the merchant's again (owner and developer). */

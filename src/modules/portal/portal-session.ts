@@ -4,6 +4,9 @@ import { safeEqual } from '../../lib/secrets.js';
 import { PORTAL_TEXTS, type PortalLang, portalLang } from './portal-texts.js';
 import type { PortalUser } from './portal-users.js';
 
+/** Form fields and query strings as @fastify/formbody and Fastify give them. */
+export type Form = Record<string, string | undefined>;
+
 export const PORTAL_COOKIE = 'portal_session';
 export const LANG_COOKIE = 'portal_lang';
 

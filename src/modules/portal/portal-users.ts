@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { hash, verify } from '@node-rs/argon2';
 import * as OTPAuth from 'otpauth';
 import QRCode from 'qrcode';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
+import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
 import { writeAudit } from '../audit/index.js';
 import {
@@ -25,9 +25,6 @@ import {
 export const PORTAL_ROLES = ['owner', 'developer', 'accountant'] as const;
 const INVITE_TTL_MS = 72 * 3600_000;
 const SESSION_TTL_MS = 12 * 3600_000;
-// Spent when the email is unknown, so that a login costs one argon2 verification either way.
-const DUMMY_HASH =
-  '$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$n5xj56n7FIvm4l/52lPcjWGyQ2iVXmEgktjNdfOu2kI';
 
 /** A signed-in portal user, as pages see it. */
 export interface PortalUser {
@@ -141,7 +138,7 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       const withTotp = Boolean(input.totpSecret && input.totpCode);
       if (withTotp && !totpValid(String(input.totpSecret), String(input.totpCode), clock.now()))
         throw invalidField('totp_code', 'does not match: check the phone’s clock and try the current code');
-      const passwordHash = await hash(input.password);
+      const passwordHash = await hashPassword(input.password);
       return db.transaction(async (tx) => {
         const invite = await lockLiveInvite(tx, digest, now());
         if (!invite) throw new AppError('NOT_FOUND');
@@ -178,7 +175,7 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
     async login(input: { email: string; password: string; code: string }, ip: string) {
       const email = input.email.trim().toLowerCase().slice(0, 254);
       const user = await userByEmail(db, email);
-      const ok = await verify(user?.passwordHash ?? DUMMY_HASH, input.password).catch(() => false);
+      const ok = await verifyPassword(user?.passwordHash, input.password);
       const totpOk = user?.totpSealed
         ? totpValid(secretBox.open(user.totpSealed), input.code.trim(), clock.now())
         : true;

@@ -30,6 +30,7 @@ const RANKS = {
   devices: 6,
   chains: 6,
   appeals: 6,
+  sandbox: 6,
   form: 7,
   backoffice: 8,
   portal: 8,

@@ -38,6 +38,7 @@ import { createRateLimits, redisLimiters } from './modules/rate-limits/index.js'
 import { buildRateSources, createRatesRefresh, createRatesService } from './modules/rates/index.js';
 import { createReceiptsService, type ReceiptStorage } from './modules/receipts/index.js';
 import { createRequisitesService } from './modules/requisites/index.js';
+import { createSandboxService } from './modules/sandbox/index.js';
 import {
   createEventSubscriptions,
   createWebhookDispatcher,
@@ -111,7 +112,7 @@ export function createServices(deps: {
     database,
     clock,
     guard,
-    apiKeyFor: (merchantId) => merchants.currentApiKey(merchantId),
+    apiKeyFor: (merchantId, mode) => merchants.currentApiKey(merchantId, mode),
     batchSize: config.webhookBatchSize,
     loops: config.webhookLoops,
     onAttempt: (r) =>
@@ -249,6 +250,8 @@ export function createServices(deps: {
     takeOffer: pool.takeOffer,
     onCreated: (type, direction) => metrics.orderCreated(type, direction),
   });
+  // Issue 21 section 2: test keys' orders driven to each outcome through the same lifecycle.
+  const sandbox = createSandboxService({ database, clock, lifecycle, orders, crypto, receipts });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
   redis?.on('error', (err) =>
     deps.log?.warn({ err: { message: err.message } }, 'redis unavailable: rate limits per process'),
@@ -268,7 +271,7 @@ export function createServices(deps: {
     deviceReview,
     devices,
     dispatcher,
-    form: createFormService({ database, clock, receipts, appeals }),
+    form: createFormService({ database, clock, receipts, appeals, sandbox }),
     portalUsers: createPortalUsers({ database, clock, secretBox }),
     portal: createPortalService({
       database,
@@ -279,6 +282,8 @@ export function createServices(deps: {
       ledger,
       merchants,
       appeals,
+      sandbox,
+      subscriptions: eventSubscriptions,
       publicBaseUrl: config.publicBaseUrl,
     }),
     guard,
@@ -300,6 +305,7 @@ export function createServices(deps: {
     webhooks,
     eventSubscriptions,
     appeals,
+    sandbox,
   };
 }
 

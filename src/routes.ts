@@ -16,7 +16,7 @@ import {
   devicesAdminRoutes,
   traderRoutes,
 } from './modules/devices/index.js';
-import { formRoutes } from './modules/form/index.js';
+import { formRoutes, formSandboxRoutes } from './modules/form/index.js';
 import { healthRoutes } from './modules/health/index.js';
 import { balanceRoutes, ledgerAdminRoutes } from './modules/ledger/index.js';
 import { merchantsAdminRoutes } from './modules/merchants/index.js';
@@ -29,6 +29,7 @@ import { createRateLimits, RATE_RULES } from './modules/rate-limits/index.js';
 import { ratesAdminRoutes } from './modules/rates/index.js';
 import { receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/index.js';
 import { requisitesAdminRoutes } from './modules/requisites/index.js';
+import { sandboxRoutes } from './modules/sandbox/index.js';
 import { eventSubscriptionsRoutes, webhooksAdminRoutes } from './modules/webhooks/index.js';
 
 const isPayout = (body: unknown): boolean =>
@@ -68,6 +69,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
       ],
       order: read('order'),
       orders: read('orders'),
+      reports: read('reports'),
     },
   });
   balanceRoutes(app, { ledger: services.ledger, merchantAuth, rateLimit: read('balance') });
@@ -85,6 +87,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     merchantAuth,
     rateLimit: read('receipt-upload'),
   });
+  sandboxRoutes(app, { sandbox: services.sandbox, merchantAuth, rateLimit: read('sandbox') });
   appealsRoutes(app, {
     appeals: services.appeals,
     orders: services.orders,
@@ -109,6 +112,10 @@ export async function registerRoutes(app: App, services: Services, config: Confi
       status: limits.hook('form-status', () => RATE_RULES.formStatus),
       receipt: limits.hook('form-receipt', () => RATE_RULES.formReceipt),
     },
+  });
+  formSandboxRoutes(app, {
+    form: services.form,
+    limit: limits.hook('form-receipt', () => RATE_RULES.formReceipt),
   });
   // Password guessing is limited whatever RATE_LIMITS says: a security control, not a merchant quota.
   backofficeRoutes(app, {

@@ -14,6 +14,7 @@ Merchants
                   [--allow-usdt] [--amount-up 30] [--amount-down 30] [--ttl 900]
   merchant list | merchant show <id> | merchant enable <id> | merchant disable <id>
   merchant rotate-key <id> [--grace 3600]   (the old key keeps working for --grace seconds, default 0)
+  merchant test-key <id>                    (issues the sandbox key: its orders are test orders)
   merchant adjust <id> --currency RUB --amount 1000 --reason "opening balance"
 Requisites
   requisite add --kind card|phone|qr|account --bank Sberbank --address 79001234567 --holder "Ivan I."
@@ -211,6 +212,10 @@ export async function run(argv: string[]): Promise<unknown> {
     case 'merchant rotate-key':
       return call('POST', `/admin/merchants/${encodeURIComponent(need(id, 'merchant_id'))}/api-keys`, {
         grace_seconds: o.grace === undefined ? 0 : Number(o.grace),
+      });
+    case 'merchant test-key':
+      return call('POST', `/admin/merchants/${encodeURIComponent(need(id, 'merchant_id'))}/api-keys`, {
+        mode: 'test',
       });
     case 'merchant adjust':
       return call(

@@ -36,6 +36,8 @@ export const ERROR_STATUS = {
   PAYMENT_TYPE_NOT_ALLOWED: 403,
   USDT_CONVERSION_NOT_ALLOWED: 403,
   ORDER_FORBIDDEN: 403,
+  /** A sandbox call (`/merchant/sandbox/...`, issue 21 section 2) made with a live key. */
+  TEST_KEY_REQUIRED: 403,
   ORDER_NOT_FOUND: 404,
   NOT_FOUND: 404,
   ORDER_ALREADY_EXISTS: 409,

@@ -73,7 +73,8 @@ describe('event subscriptions: subscribe, events on moves, test event, delivery 
     );
     assert.ok(got, 'order.cancelled delivered');
     assert.equal(got.req.headers['x-api-key'], sign(merchant.apiKey, got.req.body));
-    assert.deepEqual(Object.keys(got.body), ['id', 'type', 'created_at', 'data']);
+    assert.deepEqual(Object.keys(got.body), ['id', 'type', 'created_at', 'livemode', 'data']);
+    assert.equal(got.body.livemode, true, 'a live order');
     assert.match(got.body.id as string, /^[0-9a-f-]{36}$/);
     const data = got.body.data as { order: { status: string; order_id: string } };
     assert.equal(data.order.status, 'error');

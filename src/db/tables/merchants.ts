@@ -80,6 +80,15 @@ export const apiKeys = pgTable(
      * until this time; it never signs webhooks again. Null: the current key, or revoked outright.
      */
     expiresAt: ts('expires_at'),
+    /**
+     * `test`: a sandbox key (issue 21 section 2): its calls make and see only test orders, and it
+     * signs those orders' webhooks; `live`: every other key.
+     */
+    mode: text('mode').$type<'live' | 'test'>().notNull().default('live'),
   },
-  (t) => [uniqueIndex('api_keys_digest_uq').on(t.keyDigest), index('api_keys_merchant_idx').on(t.merchantId)],
+  (t) => [
+    uniqueIndex('api_keys_digest_uq').on(t.keyDigest),
+    index('api_keys_merchant_idx').on(t.merchantId),
+    check('api_keys_mode_ck', sql`${t.mode} IN ('live', 'test')`),
+  ],
 );

@@ -84,9 +84,15 @@ export const orders = pgTable(
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
     finishedAt: ts('finished_at'),
+    /**
+     * A sandbox order (issue 21 section 2), made with a test key: generated payment details, no
+     * requisite, no ledger entries, excluded from live reports and queues.
+     */
+    test: boolean('test').notNull().default(false),
   },
   (t) => [
-    uniqueIndex('orders_merchant_external_uq').on(t.merchantId, t.externalId),
+    // A test order's order_id never blocks a live one: the sandbox and live modes each have their own.
+    uniqueIndex('orders_merchant_external_uq').on(t.merchantId, t.externalId, t.test),
     // Operators find an order by a merchant's order_id without knowing the merchant.
     index('orders_external_idx').on(t.externalId),
     index('orders_merchant_created_idx').on(t.merchantId, t.createdAt),

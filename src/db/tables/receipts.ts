@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 import { orders } from './orders.js';
 
@@ -28,6 +28,8 @@ export const receipts = pgTable(
     reason: text('reason'),
     reviewedBy: text('reviewed_by'),
     reviewedAt: ts('reviewed_at'),
+    /** A sandbox order's receipt (issue 21 section 2): judged by the sandbox, never in the operators' queue. */
+    test: boolean('test').notNull().default(false),
     createdAt: createdAt(),
   },
   (t) => [

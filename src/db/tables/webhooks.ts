@@ -34,6 +34,8 @@ export const webhookDeliveries = pgTable(
     eventId: uuid('event_id'),
     /** The subscription it was sent for (null: the success webhook). */
     subscriptionId: uuid('subscription_id'),
+    /** A sandbox delivery (issue 21 section 2): about a test order, signed with the test key. */
+    test: boolean('test').notNull().default(false),
     createdAt: createdAt(),
     deliveredAt: ts('delivered_at'),
   },

@@ -116,9 +116,10 @@ export function appealsRoutes(
         response: { 200: ok({ data: Type.Array(AppealSchema) }), ...errorResponses },
       },
     },
+    // Appeals are live only: a test key has none (issue 21 section 2).
     async (request) => ({
       success: true as const,
-      data: await appeals.forMerchant(merchantOf(request).id, request.query),
+      data: merchantOf(request).test ? [] : await appeals.forMerchant(merchantOf(request).id, request.query),
     }),
   );
 
@@ -134,10 +135,13 @@ export function appealsRoutes(
         response: { 200: ok({ data: AppealSchema }), ...errorResponses },
       },
     },
-    async (request) => ({
-      success: true as const,
-      data: await appeals.ownAppeal(merchantOf(request).id, request.params.id),
-    }),
+    async (request) => {
+      if (merchantOf(request).test) throw new AppError('NOT_FOUND');
+      return {
+        success: true as const,
+        data: await appeals.ownAppeal(merchantOf(request).id, request.params.id),
+      };
+    },
   );
 }
 

@@ -68,7 +68,8 @@ export function createAppealsService(deps: {
    * appeal is open (the receipts module refuses a second receipt under review the same way).
    */
   async function assertAppealable(order: OrderRow): Promise<void> {
-    if (order.direction !== 'PAYIN' || order.method === 'crypto' || order.status !== 'error')
+    // Appeals are live only: a sandbox order is driven by the sandbox (issue 21 section 2).
+    if (order.test || order.direction !== 'PAYIN' || order.method === 'crypto' || order.status !== 'error')
       throw new AppError('ORDER_STATE_CONFLICT');
     const ended = (order.finishedAt ?? order.updatedAt).getTime();
     if (clock.now() - ended > deps.windowDays * 86_400_000) throw new AppError('ORDER_STATE_CONFLICT');

@@ -14,6 +14,7 @@ import {
   insertOrder,
   newOrderRow,
   type OrderRow,
+  sandboxDepositAddress,
   setCryptoQuote,
 } from '../orders/index.js';
 import type { RatesService } from '../rates/index.js';
@@ -46,8 +47,7 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
     /** `createOrder` in crypto mode, from its parsed command. ORDER_ALREADY_EXISTS, limits, REQUISITES_NOT_FOUND. */
     async create(merchant: MerchantRow, cmd: CryptoPayinCommand): Promise<OrderRow> {
       const id = newInternalId();
-      if (await externalIdTaken(db, merchant.id, cmd.orderId ?? id))
-        throw new AppError('ORDER_ALREADY_EXISTS');
+      if (await externalIdTaken(db, merchant, cmd.orderId ?? id)) throw new AppError('ORDER_ALREADY_EXISTS');
       const feePercent = money(merchant.payinFeePercentByType[cmd.type] ?? merchant.payinFeePercent);
       const quote = quoteCryptoOrder({
         amount: cmd.amount,
@@ -64,7 +64,10 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
       const now = new Date(clock.now());
       try {
         return await db.transaction(async (tx) => {
-          const deposit = await allocateDepositAddress(tx, cmd.method.keyNetwork, now);
+          // A sandbox order's address is generated: no derivation index of a live key is used up.
+          const deposit = merchant.test
+            ? { address: sandboxDepositAddress(cmd.method, id), index: null }
+            : await allocateDepositAddress(tx, cmd.method.keyNetwork, now);
           if (!deposit) throw new AppError('REQUISITES_NOT_FOUND');
           const draft = newOrderRow({
             id,

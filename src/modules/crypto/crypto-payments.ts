@@ -122,7 +122,8 @@ export function createCryptoPayments(deps: {
   async function applyTransfer(
     tx: Executor,
     input: {
-      txRowId: number;
+      /** The recorded transfer; undefined for a sandbox payment, which records none. */
+      txRowId: number | undefined;
       txHash: string;
       amount: Decimal;
       actor: string;
@@ -168,10 +169,11 @@ export function createCryptoPayments(deps: {
       },
     });
     if (!credit) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
-    await tx
-      .update(cryptoTransactions)
-      .set({ outcome: 'credited' })
-      .where(eq(cryptoTransactions.id, input.txRowId));
+    if (input.txRowId !== undefined)
+      await tx
+        .update(cryptoTransactions)
+        .set({ outcome: 'credited' })
+        .where(eq(cryptoTransactions.id, input.txRowId));
     const done = await lifecycle.succeed(
       tx,
       order,
@@ -370,6 +372,28 @@ export function createCryptoPayments(deps: {
         eventActor(actor),
         { orderId: order.id, operator: actor, reason: input.reason ?? null },
       );
+    },
+
+    /**
+     * A sandbox payment (issue 21 section 2) of `amount` coins to a pending test order: the live
+     * credit rules without a chain transfer row. ORDER_STATE_CONFLICT for a live or finished order.
+     */
+    async sandboxPayment(orderId: string, amount: Decimal) {
+      return db.transaction(async (tx) => {
+        const order = await lockOrder(tx, orderId);
+        if (!order?.test || order.method !== 'crypto' || order.status !== 'pending')
+          throw new AppError('ORDER_STATE_CONFLICT');
+        return applyTransfer(tx, {
+          txRowId: undefined,
+          txHash: 'sandbox',
+          amount,
+          actor: 'sandbox',
+          pending: order,
+          late: undefined,
+          nowMs: clock.now(),
+          audit: async (result) => result,
+        });
+      });
     },
   };
 }

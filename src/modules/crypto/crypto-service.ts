@@ -30,6 +30,7 @@ export function createCryptoService(deps: {
     fillMissingAmounts: payins.fillMissingAmounts,
     chainNotification: payments.chainNotification,
     operatorConfirm: payments.operatorConfirm,
+    sandboxPayment: payments.sandboxPayment,
     setXpub: keys.setXpub,
     addPoolAddresses: keys.addPoolAddresses,
     overview: keys.overview,

@@ -10,6 +10,7 @@ import { FORM_TYPES, requisiteNeedFor } from '../catalog/index.js';
 import type { OrderRow } from '../orders/index.js';
 import { findOrderById, remainingSeconds } from '../orders/index.js';
 import type { ReceiptsService } from '../receipts/index.js';
+import { outcomesFor, type SandboxOutcome, type SandboxService } from '../sandbox/index.js';
 import { formatCard, formatPhone, paymentUri } from './form-format.js';
 
 /** What the payer sees of an order's progress. */
@@ -30,6 +31,7 @@ export function createFormService(deps: {
   clock: Clock;
   receipts: ReceiptsService;
   appeals: AppealsService;
+  sandbox: SandboxService;
 }) {
   const { database, clock, receipts, appeals } = deps;
 
@@ -73,6 +75,9 @@ export function createFormService(deps: {
         receiptStatus: live.receiptStatus,
         currency: order.currency,
         type: order.type,
+        // A sandbox order says so and offers its outcomes as buttons (issue 21 section 2).
+        test: order.test,
+        sandboxOutcomes: outcomesFor(order).filter((o) => o !== 'paid_other_amount'),
       };
       if (order.method === 'crypto') {
         const uri = paymentUri(order.pdBank, order.pdHolderName, order.pdAddress, live.cryptoAmount);
@@ -143,6 +148,12 @@ export function createFormService(deps: {
     async openAppeal(id: string, upload: MultipartUpload, ip: string) {
       const order = await formOrder(id);
       return appeals.openWithFile(order, upload, 'payer', { name: 'payer', ip });
+    },
+
+    /** A button of a test order's form: the order driven to `outcome`; ORDER_NOT_FOUND for a live one. */
+    async sandbox(id: string, outcome: SandboxOutcome, ip: string) {
+      const order = await formOrder(id);
+      await deps.sandbox.driveTestOrder(order.id, outcome, { name: 'payer:sandbox-form', ip });
     },
 
     /**

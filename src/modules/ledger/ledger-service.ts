@@ -34,8 +34,14 @@ export function createLedgerService(deps: { database: Database }) {
      * `GET /merchant/balance/{merchant_id}` payload (docs/decisions.md section 12): figures of the main
      * currency (the merchant's first), `usdtBalance`, `allowUsdt` and `balances` per currency.
      */
-    async merchantBalance(merchant: { id: string; currencies: string[]; allowUsdt: boolean }) {
-      const rows = await listBalances(db, merchant.id);
+    async merchantBalance(merchant: {
+      id: string;
+      currencies: string[];
+      allowUsdt: boolean;
+      test?: boolean;
+    }) {
+      // A test key's balance is the sandbox's, which is empty: test orders post no entries (issue 21).
+      const rows = merchant.test ? [] : await listBalances(db, merchant.id);
       const main = merchant.currencies[0] ?? 'RUB';
       const zero = (currency: string): BalanceRow => ({ currency, balance: money(0), reserved: money(0) });
       const mainRow = rows.find((r) => r.currency === main) ?? zero(main);

@@ -3,11 +3,12 @@
  * a ciphertext, the cross-process cache invalidation.
  */
 export { merchantsAdminRoutes } from './merchants-admin-routes.js';
-export { findMerchant, type MerchantRow } from './merchants-repository.js';
+export { findMerchant, type KeyMode, type MerchantRow } from './merchants-repository.js';
 export {
   createMerchantsService,
   type MerchantSettingsInput,
   type MerchantsService,
   type MerchantView,
   notifyCaches,
+  TEST_KEY_PREFIX,
 } from './merchants-service.js';

@@ -117,10 +117,14 @@ export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsServi
     {
       schema: {
         tags: ['admin'],
-        summary: 'Rotate the API key: the old key stops at once, or after grace_seconds (at most 7 days)',
+        summary:
+          'Rotate the API key (mode test: the sandbox key, issued on first call): the old key stops at once, or after grace_seconds (at most 7 days)',
         params: MerchantIdParams,
         body: Type.Optional(
-          Type.Object({ grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800 })) }),
+          Type.Object({
+            grace_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 604800 })),
+            mode: Type.Optional(Type.Union([Type.Literal('live'), Type.Literal('test')])),
+          }),
         ),
         response: { 200: Envelope(RotatedKeySchema), ...errorResponses },
       },
@@ -131,6 +135,7 @@ export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsServi
         request.params.merchant_id,
         actorOf(request),
         request.body?.grace_seconds ?? 0,
+        request.body?.mode ?? 'live',
       ),
     }),
   );

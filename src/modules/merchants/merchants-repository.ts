@@ -2,7 +2,14 @@ import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { apiKeys, merchants } from '../../db/tables/merchants.js';
 
-export type MerchantRow = typeof merchants.$inferSelect;
+/**
+ * A merchant. `test` is set only on the merchant of a request made with a sandbox key (issue 21
+ * section 2): what that request creates and reads is test data.
+ */
+export type MerchantRow = typeof merchants.$inferSelect & { test?: boolean };
+
+/** A key's mode: `test` keys are the sandbox's (issue 21 section 2). */
+export type KeyMode = 'live' | 'test';
 export type NewMerchantRow = typeof merchants.$inferInsert;
 
 export async function findMerchant(ex: Executor, id: string): Promise<MerchantRow | undefined> {
@@ -47,18 +54,22 @@ export async function listMerchants(ex: Executor): Promise<MerchantRow[]> {
  * Retires the merchant's keys: at once, or (`graceUntil`) still accepted for requests until then
  * while the new key signs webhooks. A key already in its grace keeps its own end.
  */
-export async function revokeApiKeys(ex: Executor, merchantId: string, graceUntil?: Date): Promise<void> {
+/** Ends the merchant's active keys of one mode: at once, or at `graceUntil`. */
+export async function revokeApiKeys(
+  ex: Executor,
+  merchantId: string,
+  mode: KeyMode,
+  graceUntil?: Date,
+): Promise<void> {
+  const ofMode = and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true), eq(apiKeys.mode, mode));
   if (graceUntil) {
     await ex
       .update(apiKeys)
       .set({ expiresAt: graceUntil })
-      .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true), isNull(apiKeys.expiresAt)));
+      .where(and(ofMode, isNull(apiKeys.expiresAt)));
     return;
   }
-  await ex
-    .update(apiKeys)
-    .set({ active: false, revokedAt: new Date() })
-    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true)));
+  await ex.update(apiKeys).set({ active: false, revokedAt: new Date() }).where(ofMode);
 }
 
 export async function insertApiKey(
@@ -66,17 +77,21 @@ export async function insertApiKey(
   merchantId: string,
   keyDigest: string,
   keyCiphertext: string,
+  mode: KeyMode = 'live',
 ): Promise<void> {
-  await ex.insert(apiKeys).values({ merchantId, keyDigest, keyCiphertext });
+  await ex.insert(apiKeys).values({ merchantId, keyDigest, keyCiphertext, mode });
 }
 
-/** The merchant owning an active key with this SHA-256 digest, or undefined. */
+/**
+ * The merchant owning an active key with this SHA-256 digest, or undefined; `test: true` when the
+ * key is a sandbox key.
+ */
 export async function findMerchantByKeyDigest(
   ex: Executor,
   keyDigest: string,
 ): Promise<MerchantRow | undefined> {
   const rows = await ex
-    .select({ merchant: merchants })
+    .select({ merchant: merchants, mode: apiKeys.mode })
     .from(apiKeys)
     .innerJoin(merchants, eq(merchants.id, apiKeys.merchantId))
     .where(
@@ -87,15 +102,28 @@ export async function findMerchantByKeyDigest(
       ),
     )
     .limit(1);
-  return rows[0]?.merchant;
+  const row = rows[0];
+  if (!row) return undefined;
+  return row.mode === 'test' ? { ...row.merchant, test: true } : row.merchant;
 }
 
 /** Ciphertext of the merchant's current key (to sign webhooks), or undefined. */
-export async function findActiveKeyCiphertext(ex: Executor, merchantId: string): Promise<string | undefined> {
+export async function findActiveKeyCiphertext(
+  ex: Executor,
+  merchantId: string,
+  mode: KeyMode = 'live',
+): Promise<string | undefined> {
   const rows = await ex
     .select({ c: apiKeys.keyCiphertext })
     .from(apiKeys)
-    .where(and(eq(apiKeys.merchantId, merchantId), eq(apiKeys.active, true), isNull(apiKeys.expiresAt)))
+    .where(
+      and(
+        eq(apiKeys.merchantId, merchantId),
+        eq(apiKeys.active, true),
+        isNull(apiKeys.expiresAt),
+        eq(apiKeys.mode, mode),
+      ),
+    )
     .orderBy(desc(apiKeys.createdAt))
     .limit(1);
   return rows[0]?.c;

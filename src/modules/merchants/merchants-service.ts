@@ -13,6 +13,7 @@ import {
   findMerchantForUpdate,
   insertApiKey,
   insertMerchant,
+  type KeyMode,
   listMerchants,
   MerchantExistsError,
   type MerchantRow,
@@ -168,6 +169,9 @@ export interface MerchantsServiceDeps {
 /** The longest an old key may live on after a rotation: 7 days. */
 export const MAX_KEY_GRACE_SECONDS = 7 * 86_400;
 
+/** How every sandbox key starts (issue 21 section 2). */
+export const TEST_KEY_PREFIX = 'test_';
+
 /**
  * Merchants and their API keys. Keys are 32 random bytes (hex), shown once, stored as SHA-256 digest
  * (lookup) and AES-256-GCM ciphertext (webhook signing) (docs/decisions.md section 4).
@@ -178,9 +182,14 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
   const keyCacheMs = deps.keyCacheMs ?? 1000;
   const keyCache = new Map<string, { merchant: MerchantRow | undefined; until: number }>();
 
-  async function issueKey(ex: Parameters<typeof insertApiKey>[0], merchantId: string): Promise<string> {
-    const apiKey = randomToken(32);
-    await insertApiKey(ex, merchantId, sha256Hex(apiKey), secretBox.seal(apiKey));
+  async function issueKey(
+    ex: Parameters<typeof insertApiKey>[0],
+    merchantId: string,
+    mode: KeyMode = 'live',
+  ): Promise<string> {
+    // A test key says what it is (Stripe's sk_test_ habit): one look at a config tells the mode.
+    const apiKey = mode === 'test' ? `${TEST_KEY_PREFIX}${randomToken(32)}` : randomToken(32);
+    await insertApiKey(ex, merchantId, sha256Hex(apiKey), secretBox.seal(apiKey), mode);
     return apiKey;
   }
 
@@ -251,26 +260,33 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
     /**
      * Issues a new key (shown once; it signs webhooks from now on). The old key is refused at once,
      * or with `graceSeconds` (0..MAX_KEY_GRACE_SECONDS; issue 21) still accepted until then, so a
-     * deploy can switch keys without downtime. VALIDATION_ERROR for a grace out of range.
+     * deploy can switch keys without downtime. `mode: 'test'` does the same for the sandbox key
+     * (issued on the first call). VALIDATION_ERROR for a grace out of range.
      */
     async rotateKey(
       merchantId: string,
       actor: AdminActor,
       graceSeconds = 0,
-    ): Promise<{ merchant_id: string; api_key: string; previous_key_valid_until: string | null }> {
+      mode: KeyMode = 'live',
+    ): Promise<{
+      merchant_id: string;
+      api_key: string;
+      mode: KeyMode;
+      previous_key_valid_until: string | null;
+    }> {
       if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_KEY_GRACE_SECONDS)
         throw invalidField('grace_seconds', `an integer from 0 to ${MAX_KEY_GRACE_SECONDS}`);
       const graceUntil = graceSeconds > 0 ? new Date(clock.now() + graceSeconds * 1000) : undefined;
       const apiKey = await db.transaction(async (tx) => {
         if (!(await findMerchantForUpdate(tx, merchantId))) throw new AppError('NOT_FOUND');
-        await revokeApiKeys(tx, merchantId, graceUntil);
-        const key = await issueKey(tx, merchantId);
+        await revokeApiKeys(tx, merchantId, mode, graceUntil);
+        const key = await issueKey(tx, merchantId, mode);
         await notifyCaches(tx);
         await writeAudit(tx, actor, {
           action: 'merchant.rotate_key',
           targetType: 'merchant',
           targetId: merchantId,
-          after: { grace_seconds: graceSeconds },
+          after: { grace_seconds: graceSeconds, mode },
         });
         return key;
       });
@@ -278,6 +294,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
       return {
         merchant_id: merchantId,
         api_key: apiKey,
+        mode,
         previous_key_valid_until: graceUntil?.toISOString() ?? null,
       };
     },
@@ -296,9 +313,12 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
       return merchant;
     },
 
-    /** The merchant's current API key in clear, to sign its webhooks; undefined when it has none. */
-    async currentApiKey(merchantId: string): Promise<string | undefined> {
-      const sealed = await findActiveKeyCiphertext(db, merchantId);
+    /**
+     * The merchant's current API key of a mode in clear, to sign its webhooks (a test order's with
+     * the test key); undefined when it has none.
+     */
+    async currentApiKey(merchantId: string, mode: KeyMode = 'live'): Promise<string | undefined> {
+      const sealed = await findActiveKeyCiphertext(db, merchantId, mode);
       return sealed === undefined ? undefined : secretBox.open(sealed);
     },
 

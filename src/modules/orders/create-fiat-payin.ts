@@ -21,6 +21,7 @@ import {
   requisiteColumns,
   takeRequisite,
 } from './requisite-claim.js';
+import { sandboxPaymentDetails } from './sandbox-details.js';
 
 /** A pool offer taken for an order inside its transaction (the pool module's, issue 9). */
 export type TakeOffer = (
@@ -40,6 +41,8 @@ export type TakeOffer = (
  * order on it); a shifting RUB order, a pool offer, a requisite with limits or a pool whose free
  * requisites are all held take one short transaction: the amounts lock (RUB), the disambiguated
  * amount, the requisite (waiting for one when all are held), the order.
+ * A test key's order takes generated details instead (sandbox-details.ts); a pool offer is live
+ * only (REQUISITES_NOT_FOUND in the sandbox).
  * Throws ORDER_ALREADY_EXISTS, REQUISITES_NOT_FOUND, EXCHANGE_RATE_UNAVAILABLE.
  */
 export function createFiatPayinFlow(deps: {
@@ -96,6 +99,16 @@ export function createFiatPayinFlow(deps: {
     };
 
     try {
+      if (merchant.test) {
+        // A sandbox order (issue 21 section 2): generated details, no requisite, no amount shift.
+        if (cmd.offerId !== undefined || cmd.amount === undefined) throw new AppError('REQUISITES_NOT_FOUND');
+        if (await externalIdTaken(db, merchant, cmd.orderId ?? id))
+          throw new AppError('ORDER_ALREADY_EXISTS');
+        return await insertOrder(db, {
+          ...rowFor(cmd.amount, cmd.amount),
+          ...sandboxPaymentDetails(cmd.need, id),
+        });
+      }
       if (cmd.offerId === undefined && !shifting && cmd.amount !== undefined) {
         // The common case in one statement; anything it cannot do takes the transaction below.
         const created = await claim(rowFor(cmd.amount, cmd.amount), pick(cmd.amount), {
@@ -104,7 +117,7 @@ export function createFiatPayinFlow(deps: {
         if (created) return created;
       }
       const externalId = cmd.orderId ?? id;
-      if (await externalIdTaken(db, merchant.id, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
+      if (await externalIdTaken(db, merchant, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
       return await db.transaction(async (tx) => {
         if (cmd.offerId !== undefined) {
           if (!deps.takeOffer) throw new AppError('REQUISITES_NOT_FOUND');

@@ -60,10 +60,13 @@ export {
 } from './orders-repository.js';
 export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';
+export { OrderIdParams, OrderResponseSchema } from './orders-schemas.js';
 export {
   type CryptoConfirmInput,
   createOrdersService,
   type ModeHandlers,
   type OrdersService,
 } from './orders-service.js';
+export { ReportsSchema } from './reports-schemas.js';
 export { createClaim, disableAfterExpiredStreak, requisiteLoads } from './requisite-claim.js';
+export { SANDBOX_HOLDER, sandboxDepositAddress, sandboxPaymentDetails } from './sandbox-details.js';

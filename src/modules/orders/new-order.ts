@@ -68,6 +68,7 @@ export function newOrderRow(input: {
     expiresAt: payin ? new Date(now.getTime() + ttl * 1000) : null,
     createdAt: now,
     updatedAt: now,
+    test: merchant.test === true,
     ...input.extra,
   };
 }

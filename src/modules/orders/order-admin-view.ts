@@ -37,6 +37,8 @@ export function adminOrderView(order: OrderRow, nowMs: number, publicBaseUrl: st
     expires_at: order.expiresAt?.toISOString() ?? null,
     finished_at: order.finishedAt?.toISOString() ?? null,
     received_amount: order.receivedAmount === null ? null : money(order.receivedAmount).toFixed(),
+    /** A sandbox order (issue 21 section 2): shown marked, left out of live reports and queues. */
+    test: order.test,
   };
 }
 

@@ -77,13 +77,14 @@ export interface Expired {
  * error -> success for an operator-confirmed late payment. The ONLY code that changes an order's
  * status: each move writes the order, its timeline event, its ledger entries (with what was
  * credited fixed on the order), its audit entry when an operator made it, and its success hooks (the
- * webhook outbox row) in the caller's transaction, with no network call.
+ * webhook outbox row) in the caller's transaction, with no network call. A sandbox order
+ * (`test`, issue 21 section 2) moves the same way but posts no ledger entry and holds nothing.
  */
 export function createOrderLifecycle(deps: {
   successHooks?: SuccessHook[];
   /** Run in the transaction of every move, after the success hooks. */
   moveHooks?: MoveHook[];
-  /** Told of every order that reached success or error (metrics); called inside the transaction. */
+  /** Told of every live order that reached success or error (metrics); called inside the transaction. */
   onFinished?: (order: Pick<OrderRow, 'type' | 'direction'>, status: 'success' | 'error') => void;
   /** Runs in the expiry transaction with what expired (the auto-disable rule of requisites). */
   afterExpiry?: (ex: Executor, expired: Expired[]) => Promise<unknown>;
@@ -123,15 +124,16 @@ export function createOrderLifecycle(deps: {
       let credited: { currency: string; amount: Decimal };
       if (order.method === 'payout') {
         // A payout's success debits its hold: amountAfterFee leaves the balance (docs/decisions.md section 6).
-        const captured = await settleHold(ex, order.id, 'captured', {
-          gross: money(order.amount),
-          fee: money(order.fee),
-        });
+        // A sandbox payout held nothing: what it would debit is recorded, the ledger is untouched.
+        const captured = order.test
+          ? { currency: order.currency, amount: money(order.amountAfterFee) }
+          : await settleHold(ex, order.id, 'captured', { gross: money(order.amount), fee: money(order.fee) });
         if (!captured) throw new AppError('ORDER_STATE_CONFLICT');
         credited = { currency: captured.currency, amount: captured.amount.negated() };
       } else {
         const credit = options.credit ?? fiatCredit(order);
-        await postPayinCredit(ex, { merchantId: order.merchantId, orderId: order.id, ...credit });
+        if (!order.test)
+          await postPayinCredit(ex, { merchantId: order.merchantId, orderId: order.id, ...credit });
         credited = { currency: credit.currency, amount: credit.net };
       }
       const updated = await writeStatus(ex, order.id, {
@@ -156,14 +158,14 @@ export function createOrderLifecycle(deps: {
       await audit(ex, order, updated, ctx);
       for (const hook of successHooks) await hook(ex, updated);
       await moved(ex, [{ order: updated, from: order.status, to: 'success', reason: ctx.reason ?? null }]);
-      deps.onFinished?.(updated, 'success');
+      if (!updated.test) deps.onFinished?.(updated, 'success');
       return updated;
     },
 
     /** Moves a locked pending order to `error` (a payout's hold is released). ORDER_STATE_CONFLICT otherwise. */
     async fail(ex: Executor, order: OrderRow, ctx: TransitionContext) {
       if (order.status !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
-      if (order.method === 'payout') await settleHold(ex, order.id, 'released');
+      if (order.method === 'payout' && !order.test) await settleHold(ex, order.id, 'released');
       const updated = await writeStatus(ex, order.id, {
         status: 'error',
         statusReason: ctx.reason ?? null,
@@ -175,7 +177,7 @@ export function createOrderLifecycle(deps: {
       ]);
       await audit(ex, order, updated, ctx);
       await moved(ex, [{ order: updated, from: 'pending', to: 'error', reason: ctx.reason ?? null }]);
-      deps.onFinished?.(updated, 'error');
+      if (!updated.test) deps.onFinished?.(updated, 'error');
       return updated;
     },
 
@@ -200,7 +202,7 @@ export function createOrderLifecycle(deps: {
         ex,
         expired.map((o) => ({ order: o, from: 'pending', to: 'error' as const, reason: 'expired' })),
       );
-      for (const o of expired) deps.onFinished?.(o, 'error');
+      for (const o of expired) if (!o.test) deps.onFinished?.(o, 'error');
       if (expired.length > 0) await deps.afterExpiry?.(ex, expired);
       return expired.length;
     },

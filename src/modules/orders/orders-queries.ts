@@ -22,7 +22,13 @@ export async function cryptoOrdersAtAddress(ex: Executor, address: string, limit
       address: orders.pdAddress,
     })
     .from(orders)
-    .where(and(eq(orders.method, 'crypto'), sql`lower(${orders.pdAddress}) = lower(${address})`))
+    .where(
+      and(
+        eq(orders.method, 'crypto'),
+        eq(orders.test, false),
+        sql`lower(${orders.pdAddress}) = lower(${address})`,
+      ),
+    )
     .orderBy(desc(orders.createdAt))
     .limit(limit);
 }
@@ -39,6 +45,8 @@ export async function cryptoAddressesToWatch(ex: Executor, types: readonly strin
     .where(
       and(
         eq(orders.method, 'crypto'),
+        // Sandbox addresses are generated: no chain is watched for them.
+        eq(orders.test, false),
         inArray(orders.type, [...types]),
         or(eq(orders.status, 'pending'), gt(orders.finishedAt, endedSince)),
       ),

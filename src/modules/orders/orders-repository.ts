@@ -53,15 +53,22 @@ export async function insertOrder(ex: Executor, row: NewOrderRow): Promise<Order
   }
 }
 
+/** Whether the merchant has an order with this external id in the mode of `merchant.test`. */
 export async function externalIdTaken(
   ex: Executor,
-  merchantId: string,
+  merchant: { id: string; test?: boolean | undefined },
   externalId: string,
 ): Promise<boolean> {
   const rows = await ex
     .select({ id: orders.id })
     .from(orders)
-    .where(and(eq(orders.merchantId, merchantId), eq(orders.externalId, externalId)))
+    .where(
+      and(
+        eq(orders.merchantId, merchant.id),
+        eq(orders.externalId, externalId),
+        eq(orders.test, merchant.test === true),
+      ),
+    )
     .limit(1);
   return rows.length > 0;
 }
@@ -94,14 +101,19 @@ export function orderReads(db: Db) {
       and(
         eq(orders.merchantId, sql.placeholder('merchantId')),
         eq(orders.externalId, sql.placeholder('externalId')),
+        eq(orders.test, sql.placeholder('test')),
       ),
     )
     .limit(1)
     .prepare('order_by_external_id');
   return {
     byId: async (id: string): Promise<OrderRow | undefined> => (await byId.execute({ id }))[0],
-    byExternalId: async (merchantId: string, externalId: string): Promise<OrderRow | undefined> =>
-      (await byExternalId.execute({ merchantId, externalId }))[0],
+    /** The merchant's order of this external id in one mode (sandbox or live). */
+    byExternalId: async (
+      merchantId: string,
+      externalId: string,
+      test: boolean,
+    ): Promise<OrderRow | undefined> => (await byExternalId.execute({ merchantId, externalId, test }))[0],
   };
 }
 
@@ -227,6 +239,8 @@ export interface OrderFilter {
    * (digits) the amount asked or to pay (issue 21: the portal's search).
    */
   search?: string;
+  /** Only sandbox (true) or only live (false) orders; both when undefined (issue 21 section 2). */
+  test?: boolean;
 }
 
 function searchSql(text: string | undefined): SQL | undefined {
@@ -253,6 +267,7 @@ function filterSql(f: OrderFilter): SQL | undefined {
     f.from ? gte(orders.createdAt, f.from) : undefined,
     f.to ? lt(orders.createdAt, f.to) : undefined,
     searchSql(f.search),
+    f.test === undefined ? undefined : eq(orders.test, f.test),
   );
 }
 

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js';
 import { assertOwnMerchantId, merchantOf } from '../auth/index.js';
@@ -11,6 +12,7 @@ import {
   OrdersResponseSchema,
 } from './orders-schemas.js';
 import type { OrdersService } from './orders-service.js';
+import { ReportsSchema } from './reports-schemas.js';
 
 /** Merchant order routes: createOrder, order information, order list (docs/api.md "Endpoints"). */
 export function ordersRoutes(
@@ -24,6 +26,7 @@ export function ordersRoutes(
       createOrder: preHandlerAsyncHookHandler[];
       order: preHandlerAsyncHookHandler;
       orders: preHandlerAsyncHookHandler;
+      reports: preHandlerAsyncHookHandler;
     };
   },
 ) {
@@ -86,5 +89,26 @@ export function ordersRoutes(
       const data = await orders.listMerchantOrders(merchant, request.query);
       return { success: true as const, ok: true as const, data, ...data };
     },
+  );
+
+  app.get(
+    '/merchant/reports',
+    {
+      preValidation: merchantAuth,
+      preHandler: limits.reports,
+      schema: {
+        tags: ['merchant'],
+        summary: 'Dashboard figures: today and the last 30 days per payment type, live orders only',
+        headers: MerchantHeaders,
+        response: {
+          200: Type.Object({ success: Type.Literal(true), data: ReportsSchema }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await orders.merchantReports(merchantOf(request).id, merchantOf(request).test === true),
+    }),
   );
 }

@@ -13,6 +13,7 @@ import type { CreateOrderCommand, CryptoPayinCommand, PayoutCommand } from './cr
 import { adminOrderView, assertMayManage, eventActor } from './order-admin-view.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
+import { dailySeries, merchantReport } from './orders-reports.js';
 import {
   findOrderById,
   listOrders,
@@ -104,11 +105,13 @@ export function createOrdersService(deps: {
   async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderRow> {
     // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
     if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
+    const test = merchant.test === true;
     const byInternal = isInternalId(id) ? await reads.byId(id) : undefined;
-    if (byInternal?.merchantId === merchant.id) return byInternal;
-    const byExternal = await reads.byExternalId(merchant.id, id);
+    // A test key sees only test orders and a live key only live ones (issue 21 section 2).
+    if (byInternal?.merchantId === merchant.id && byInternal.test === test) return byInternal;
+    const byExternal = await reads.byExternalId(merchant.id, id, test);
     if (byExternal) return byExternal;
-    if (byInternal) throw new AppError('ORDER_FORBIDDEN');
+    if (byInternal && byInternal.merchantId !== merchant.id) throw new AppError('ORDER_FORBIDDEN');
     throw new AppError('ORDER_NOT_FOUND');
   }
 
@@ -157,7 +160,7 @@ export function createOrdersService(deps: {
       else if (command.mode === 'payout' && deps.modes?.payout)
         order = await deps.modes.payout.create(merchant, command);
       else throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-      deps.onCreated?.(order.type, order.direction);
+      if (!order.test) deps.onCreated?.(order.type, order.direction);
       return createOrderAnswer(order, clock.now(), publicBaseUrl);
     },
 
@@ -172,7 +175,7 @@ export function createOrdersService(deps: {
       const page = query.page ?? 1;
       const size = query.size ?? 10;
       const { from, to } = orderDateRange(query);
-      const filter: OrderFilter = { merchantId: merchant.id, from, to };
+      const filter: OrderFilter = { merchantId: merchant.id, from, to, test: merchant.test === true };
       if (query.type) filter.type = query.type;
       if (query.order_status) filter.status = query.order_status;
       if (query.direction) filter.direction = query.direction;
@@ -241,6 +244,23 @@ export function createOrdersService(deps: {
         });
       });
       return adminOrderView(order, clock.now(), publicBaseUrl);
+    },
+
+    /**
+     * The merchant's dashboard figures (issue 21 section 5): today (UTC) and the last 30 days, per
+     * payment type, with the daily PAYIN series of the 30 days; live orders, or (`test`) the sandbox's.
+     */
+    async merchantReports(merchantId: string, test = false) {
+      const now = new Date(clock.now());
+      const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+      const end = new Date(dayStart.getTime() + 86_400_000);
+      const monthStart = new Date(end.getTime() - 30 * 86_400_000);
+      const [today, last30, daily] = await Promise.all([
+        merchantReport(db, merchantId, dayStart, end, test),
+        merchantReport(db, merchantId, monthStart, end, test),
+        dailySeries(db, merchantId, monthStart, end, test),
+      ]);
+      return { merchant_id: merchantId, generated_at: now.toISOString(), today, last_30_days: last30, daily };
     },
 
     /** Expires due pending PAYIN orders (docs/decisions.md section 5), 500 at a time. Returns how many. */

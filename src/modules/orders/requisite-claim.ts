@@ -303,7 +303,7 @@ export async function firstFreeRubAmount(
       held AS (
         SELECT DISTINCT ${orders.payableAmount} AS v FROM ${orders}
         WHERE ${orders.status} = 'pending' AND ${orders.method} = 'fiat' AND ${orders.currency} = 'RUB'
-          AND ${orders.payableAmount} BETWEEN ${low}::numeric AND ${high}::numeric
+          AND NOT ${orders.test} AND ${orders.payableAmount} BETWEEN ${low}::numeric AND ${high}::numeric
           AND ${orders.expiresAt} > ${now.toISOString()}::timestamptz)
       SELECT cand.v::text AS v FROM cand LEFT JOIN held ON held.v = cand.v
       WHERE held.v IS NULL AND cand.v BETWEEN ${low}::numeric AND ${high}::numeric AND cand.v >= 1

@@ -49,7 +49,8 @@ export function poolMerchantRoutes(
       },
     },
     async (request) => {
-      const offers = await deps.pool.offersFor(merchantOf(request));
+      // Pool offers are live requisites: a test key sees none (issue 21 section 2).
+      const offers = merchantOf(request).test ? [] : await deps.pool.offersFor(merchantOf(request));
       return { success: true as const, data: offers, requisites: offers };
     },
   );

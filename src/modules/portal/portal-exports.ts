@@ -20,6 +20,7 @@ export const ORDER_COLUMNS = [
   'fee',
   'client_id',
   'comment',
+  'test',
 ] as const;
 
 /** The statement CSV's columns. */

@@ -10,6 +10,8 @@ import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import type { App } from '../../http/schemas.js';
 import { portalExports } from './portal-exports.js';
 import { portalPages } from './portal-pages.js';
+import { portalReports, reportAssets } from './portal-reports.js';
+import { portalSandboxPages } from './portal-sandbox-pages.js';
 import type { PortalService } from './portal-service.js';
 import {
   checkPortalCsrf,
@@ -24,9 +26,12 @@ import type { PortalUsers } from './portal-users.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CSS = readFileSync(here('./assets/portal.css'));
-/** No script at all; our own styles; QR images as data: URLs. */
+/**
+ * Our own scripts only (the reports chart; every page works without them), our own styles, QR
+ * images as data: URLs, fetches to ourselves.
+ */
 const PORTAL_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * The merchant portal at `/portal` (issue 21 section 1): server-rendered pages without script,
@@ -75,6 +80,8 @@ export function portalRoutes(
         .header('cache-control', 'public, max-age=300')
         .send(CSS),
     );
+
+    reportAssets(scope);
 
     scope.get('/portal/login', async (request, reply) => renderPortal(request, reply, 'login.eta', {}));
     scope.post('/portal/login', async (request, reply) => {
@@ -134,6 +141,8 @@ export function portalRoutes(
         return reply.redirect('/portal/login', 303);
       });
       portalPages(pages, { portal: deps.portal, users });
+      portalSandboxPages(pages, { portal: deps.portal });
+      portalReports(pages, { portal: deps.portal });
       portalExports(pages, { portal: deps.portal });
     });
   });

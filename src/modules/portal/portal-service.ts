@@ -8,7 +8,8 @@ import { type LedgerService, type StatementPeriod, statementLines } from '../led
 import type { MerchantsService } from '../merchants/index.js';
 import { adminOrderView, type OrderFilter, type OrdersService, streamOrders } from '../orders/index.js';
 import type { ReceiptsService } from '../receipts/index.js';
-import type { WebhooksService } from '../webhooks/index.js';
+import { outcomesFor, type SandboxOutcome, type SandboxService } from '../sandbox/index.js';
+import type { EventSubscriptions, WebhooksService } from '../webhooks/index.js';
 import type { PortalUser } from './portal-users.js';
 
 /** Filters of the orders list and its CSV, as the URL carries them (shareable). */
@@ -19,9 +20,14 @@ export interface OrdersQuery {
   direction?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
+  /** `test`: the sandbox's orders (issue 21 section 2); anything else: live ones. */
+  mode?: string | undefined;
 }
 
 const clean = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+
+/** How a portal user appears in the audit log. */
+const actorOf = (user: PortalUser, ip: string) => ({ name: `portal:${user.email}`, ip });
 
 /** The merchant's own filter: never wider than the signed-in user's merchant. */
 export function ordersFilter(merchantId: string, q: OrdersQuery): OrderFilter {
@@ -33,6 +39,7 @@ export function ordersFilter(merchantId: string, q: OrdersQuery): OrderFilter {
   const search = clean(q.q);
   return {
     merchantId,
+    test: q.mode === 'test',
     ...(status ? { status } : {}),
     ...(direction ? { direction } : {}),
     ...(type ? { type } : {}),
@@ -56,6 +63,8 @@ export function createPortalService(deps: {
   ledger: LedgerService;
   merchants: MerchantsService;
   appeals: AppealsService;
+  sandbox: SandboxService;
+  subscriptions: EventSubscriptions;
   publicBaseUrl: string;
 }) {
   const { orders, database, clock } = deps;
@@ -82,7 +91,11 @@ export function createPortalService(deps: {
         deps.webhooks.list({ orderId: order.id }),
         deps.appeals.forOrder(user.merchantId, order.id),
       ]);
-      return { order, receipts, deliveries, appeals };
+      const outcomes = outcomesFor({
+        ...order,
+        receiptStatus: receipts.some((r) => r.status === 'under_review') ? 'under_review' : null,
+      });
+      return { order, receipts, deliveries, appeals, outcomes };
     },
 
     /** Queues a delivery of the merchant's again (owner and developer). */
@@ -128,9 +141,41 @@ export function createPortalService(deps: {
 
     /** The owner rotates the key; `graceSeconds` keeps the old one working for that long. */
     rotateKey: (user: PortalUser, graceSeconds: number, ip: string) =>
-      deps.merchants.rotateKey(user.merchantId, { name: `portal:${user.email}`, ip }, graceSeconds),
+      deps.merchants.rotateKey(user.merchantId, actorOf(user, ip), graceSeconds),
 
     appeals: (user: PortalUser) => deps.appeals.forMerchant(user.merchantId, { limit: 200 }),
+
+    /** A test order of the merchant driven to an outcome (the sandbox buttons; owner and developer). */
+    driveSandbox: (
+      user: PortalUser,
+      orderId: string,
+      outcome: SandboxOutcome,
+      amount: string | undefined,
+      ip: string,
+    ) =>
+      deps.sandbox.driveTestOrder(orderId, outcome, actorOf(user, ip), {
+        merchantId: user.merchantId,
+        ...(amount ? { amount } : {}),
+      }),
+
+    /** Issues (or replaces at once) the merchant's sandbox key, shown once. */
+    issueTestKey: (user: PortalUser, ip: string) =>
+      deps.merchants.rotateKey(user.merchantId, actorOf(user, ip), 0, 'test'),
+
+    /** Event subscriptions (issue 21 section 3), as the signed API manages them. */
+    subscriptions: {
+      list: (user: PortalUser) => deps.subscriptions.list(user.merchantId),
+      subscribe: (user: PortalUser, input: { url: string; events: string[] }, ip: string) =>
+        deps.subscriptions.subscribe(user.merchantId, input, ip),
+      remove: (user: PortalUser, id: string) => deps.subscriptions.remove(user.merchantId, id),
+      sendTest: (user: PortalUser, id: string, type: string | undefined) =>
+        deps.subscriptions.sendTest(user.merchantId, id, type),
+      deliveries: (user: PortalUser, sandbox: boolean) =>
+        deps.subscriptions.deliveries(user.merchantId, { limit: 50 }, sandbox),
+    },
+
+    /** The dashboard's figures (issue 21 section 5): live orders only. */
+    reports: (user: PortalUser) => orders.merchantReports(user.merchantId),
   };
 }
 

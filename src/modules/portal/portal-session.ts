@@ -89,5 +89,16 @@ export function formatters(lang: PortalLang) {
       return `${new Intl.NumberFormat(locale, { minimumFractionDigits: Math.min(digits, 8), maximumFractionDigits: 8 }).format(n)} ${currency}`;
     },
     date: (iso: string | null | undefined) => (iso ? `${date.format(new Date(iso))} UTC` : '—'),
+    /** A 0..1 ratio as a percentage: `42,5 %`. */
+    percent: (ratio: number) =>
+      new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(ratio),
+    /** Seconds as a duration in minutes and seconds (`3 min 20 s`), or a dash. */
+    duration: (seconds: number | null) => {
+      if (seconds === null) return '—';
+      const unit = (u: 'minute' | 'second', n: number) =>
+        new Intl.NumberFormat(locale, { style: 'unit', unit: u, unitDisplay: 'short' }).format(n);
+      const m = Math.floor(seconds / 60);
+      return m > 0 ? `${unit('minute', m)} ${unit('second', seconds % 60)}` : unit('second', seconds);
+    },
   };
 }

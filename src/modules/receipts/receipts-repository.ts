@@ -45,7 +45,7 @@ export async function syncOrderReceiptStatus(ex: Executor, orderId: string): Pro
 export async function insertReceipt(
   ex: Executor,
   input: {
-    order: { id: string; merchantId: string };
+    order: { id: string; merchantId: string; test?: boolean };
     file: StoredFile;
     source: ReceiptSource;
     sourceUrl: string | null;
@@ -67,6 +67,7 @@ export async function insertReceipt(
           sizeBytes: input.file.size,
           storageKey: input.file.id,
           status: input.source === 'payout_proof' ? 'accepted' : 'under_review',
+          test: input.order.test === true,
           createdAt: input.now,
         })
         .returning()

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/database.js';
 import { receipts } from '../../db/tables/receipts.js';
 import type { MultipartUpload, Spooled, UploadPart } from '../../http/multipart.js';
@@ -247,12 +247,12 @@ export function createReceiptsService(deps: {
       return rows.map(receiptView);
     },
 
-    /** Operators: receipts by status, oldest under review first. */
+    /** Operators: live receipts by status, oldest under review first (sandbox ones are the sandbox's). */
     async list(status: ReceiptRow['status'] | undefined, limit = 200) {
       const rows = await db
         .select()
         .from(receipts)
-        .where(status ? eq(receipts.status, status) : undefined)
+        .where(and(eq(receipts.test, false), status ? eq(receipts.status, status) : undefined))
         .orderBy(status === 'under_review' ? receipts.createdAt : desc(receipts.createdAt))
         .limit(limit);
       return rows.map(receiptView);

@@ -107,7 +107,12 @@ export function eventSubscriptionsRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: await subscriptions.sendTest(merchantOf(request).id, request.params.id, request.body?.type),
+      data: await subscriptions.sendTest(
+        merchantOf(request).id,
+        request.params.id,
+        request.body?.type,
+        merchantOf(request).test === true,
+      ),
     }),
   );
 
@@ -127,7 +132,11 @@ export function eventSubscriptionsRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: await subscriptions.deliveries(merchantOf(request).id, request.query),
+      data: await subscriptions.deliveries(
+        merchantOf(request).id,
+        request.query,
+        merchantOf(request).test === true,
+      ),
     }),
   );
 }

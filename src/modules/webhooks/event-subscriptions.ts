@@ -53,6 +53,7 @@ export function createEventSubscriptions(deps: {
     type: EventType,
     order: OrderRow | null,
     body: (id: string) => string,
+    test = order?.test ?? false,
   ): Promise<string[]> {
     const ids: string[] = [];
     for (const s of subs) {
@@ -67,6 +68,7 @@ export function createEventSubscriptions(deps: {
         eventType: type,
         eventId: id,
         subscriptionId: s.id,
+        test,
       });
       ids.push(row.id);
     }
@@ -89,7 +91,7 @@ export function createEventSubscriptions(deps: {
       const mine = subs.filter((s) => s.merchantId === e.order.merchantId);
       const at = new Date(clock.now());
       const ids = await enqueue(ex, mine, e.type, e.order, (id) =>
-        eventBody({ id, type: e.type, at, order: deps.orderObject(e.order) }),
+        eventBody({ id, type: e.type, at, order: deps.orderObject(e.order), livemode: !e.order.test }),
       );
       written += ids.length;
     }
@@ -114,6 +116,7 @@ export function createEventSubscriptions(deps: {
         type: event.type,
         at,
         order: deps.orderObject(event.order),
+        livemode: !event.order.test,
         ...(event.extra ? { extra: event.extra } : {}),
       }),
     );
@@ -177,7 +180,7 @@ export function createEventSubscriptions(deps: {
      * `POST /merchant/webhooks/subscriptions/{id}/test`: one event of `type` (default the first the
      * subscription names) with `"test": true` and an example order, delivered like the real ones.
      */
-    async sendTest(merchantId: string, id: string, type?: string) {
+    async sendTest(merchantId: string, id: string, type?: string, sandbox = false) {
       const sub = await own(merchantId, id);
       const chosen = type ?? sub.events[0];
       if (!isEventType(chosen)) throw invalidField('type', `one of ${EVENT_TYPES.join(', ')}`);
@@ -188,8 +191,21 @@ export function createEventSubscriptions(deps: {
         status: chosen.startsWith('payout') ? 'success' : 'error',
       };
       const deliveryIds = await db.transaction(async (tx) => {
-        const ids = await enqueue(tx, [{ ...sub, events: [chosen] }], chosen, null, (eventId) =>
-          eventBody({ id: eventId, type: chosen, at, order: example, extra: { test: true } }),
+        const ids = await enqueue(
+          tx,
+          [{ ...sub, events: [chosen] }],
+          chosen,
+          null,
+          (eventId) =>
+            eventBody({
+              id: eventId,
+              type: chosen,
+              at,
+              order: example,
+              livemode: !sandbox,
+              extra: { test: true },
+            }),
+          sandbox,
         );
         await notify(tx, OUTBOX_CHANNEL);
         return ids;
@@ -198,13 +214,20 @@ export function createEventSubscriptions(deps: {
       return { delivery_id: deliveryIds[0] as string, type: chosen };
     },
 
-    /** The merchant's event deliveries with their attempts, newest first (`before`: ISO time for paging). */
-    async deliveries(merchantId: string, page: { limit?: number | undefined; before?: string | undefined }) {
+    /**
+     * The merchant's event deliveries of one mode (`sandbox`: a test key's view) with their attempts,
+     * newest first (`before`: ISO time for paging).
+     */
+    async deliveries(
+      merchantId: string,
+      page: { limit?: number | undefined; before?: string | undefined },
+      sandbox = false,
+    ) {
       const before = page.before ? new Date(page.before) : undefined;
       if (before && Number.isNaN(before.getTime())) throw invalidField('before', 'must be an ISO 8601 time');
       const rows = await listDeliveries(
         db,
-        { merchantId, eventsOnly: true, ...(before ? { before } : {}) },
+        { merchantId, eventsOnly: true, test: sandbox, ...(before ? { before } : {}) },
         page.limit ?? 50,
       );
       return rows.map((r) => deliveryView(r.delivery, r.attempts));

@@ -18,10 +18,16 @@ describe('which order move is which event (docs/decisions.md section 26)', () =>
   it('event types are a closed list; the body keeps its keys in order', () => {
     assert.equal(isEventType('order.expired'), true);
     assert.equal(isEventType('order.exploded'), false);
-    const body = eventBody({ id: 'e1', type: 'order.expired', at: new Date(0), order: { id: 'o' } });
+    const body = eventBody({
+      id: 'e1',
+      type: 'order.expired',
+      at: new Date(0),
+      order: { id: 'o' },
+      livemode: false,
+    });
     assert.equal(
       body,
-      '{"id":"e1","type":"order.expired","created_at":"1970-01-01T00:00:00.000Z","data":{"order":{"id":"o"}}}',
+      '{"id":"e1","type":"order.expired","created_at":"1970-01-01T00:00:00.000Z","livemode":false,"data":{"order":{"id":"o"}}}',
     );
   });
 });

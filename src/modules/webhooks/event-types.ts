@@ -39,7 +39,7 @@ export function eventOfMove(
 }
 
 /**
- * An event body: `{id, type, created_at, data: {order, ...extra}}`, `id` a UUID the receiver
+ * An event body: `{id, type, created_at, livemode, data: {order, ...extra}}`, `id` a UUID the receiver
  * de-duplicates on (a resend keeps it), `created_at` ISO 8601 UTC, `order` the object
  * `GET /merchant/order/{id}` answers.
  */
@@ -48,12 +48,15 @@ export function eventBody(event: {
   type: EventType;
   at: Date;
   order: unknown;
+  /** False for a sandbox order's event (issue 21 section 2), as Stripe's `livemode`. */
+  livemode: boolean;
   extra?: Record<string, unknown>;
 }): string {
   return JSON.stringify({
     id: event.id,
     type: event.type,
     created_at: event.at.toISOString(),
+    livemode: event.livemode,
     data: { order: event.order, ...event.extra },
   });
 }
@@ -63,6 +66,7 @@ export const EventBodySchema = Type.Object({
   id: Type.String({ description: 'The event id (UUID): de-duplicate on it' }),
   type: Type.String({ description: 'The event type' }),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
+  livemode: Type.Boolean({ description: 'false: about a sandbox (test) order' }),
   data: Type.Object({
     order: Type.Object({}, { additionalProperties: true, description: 'As GET /merchant/order/{id}' }),
     test: Type.Optional(Type.Boolean({ description: 'A test event sent from the API or the portal' })),

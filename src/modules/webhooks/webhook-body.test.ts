@@ -8,6 +8,7 @@ function row(overrides: Partial<OrderRow> = {}): OrderRow {
   return {
     id: 'lux0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
     seq: 1,
+    test: false,
     merchantId: 'm_shop',
     externalId: 'shop-42',
     direction: 'PAYIN',

@@ -26,7 +26,7 @@ export interface DispatcherDeps {
   clock: Clock;
   guard: OutboundGuard;
   /** The merchant's current API key in clear (webhooks are signed with it), or undefined. */
-  apiKeyFor: (merchantId: string) => Promise<string | undefined>;
+  apiKeyFor: (merchantId: string, mode: 'live' | 'test') => Promise<string | undefined>;
   log?: FastifyBaseLogger;
   /** Deliveries claimed at a time. */
   batchSize?: number;
@@ -174,10 +174,12 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     );
     const keys = new Map<string, Promise<string | undefined>>();
     return claimed.map((d) => {
-      let key = keys.get(d.merchantId);
+      // A sandbox delivery is signed with the test key, as the merchant's test integration expects.
+      const mode = d.test ? 'test' : 'live';
+      let key = keys.get(`${mode}:${d.merchantId}`);
       if (!key) {
-        key = apiKeyFor(d.merchantId).catch(() => undefined);
-        keys.set(d.merchantId, key);
+        key = apiKeyFor(d.merchantId, mode).catch(() => undefined);
+        keys.set(`${mode}:${d.merchantId}`, key);
       }
       const p = deliver(d, key).finally(() => {
         inFlight.delete(p);

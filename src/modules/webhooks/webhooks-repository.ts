@@ -18,6 +18,8 @@ export async function insertDelivery(
     eventType?: string | null;
     eventId?: string | null;
     subscriptionId?: string | null;
+    /** About a test order (or a test event sent with a test key): signed with the test key. */
+    test?: boolean;
   },
 ): Promise<DeliveryRow> {
   const rows = await ex
@@ -32,6 +34,7 @@ export async function insertDelivery(
       eventType: row.eventType ?? null,
       eventId: row.eventId ?? null,
       subscriptionId: row.subscriptionId ?? null,
+      test: row.test ?? false,
     })
     .returning();
   const inserted = rows[0];
@@ -57,6 +60,8 @@ export interface ClaimedDelivery {
   url: string;
   body: string;
   attempts: number;
+  /** A sandbox delivery: signed with the merchant's test key. */
+  test: boolean;
   lockToken: string;
 }
 
@@ -95,6 +100,7 @@ export async function claimDueDeliveries(
       url: webhookDeliveries.url,
       body: webhookDeliveries.body,
       attempts: webhookDeliveries.attempts,
+      test: webhookDeliveries.test,
     });
   return rows.map((r) => ({ ...r, lockToken: token }));
 }
@@ -170,7 +176,15 @@ export async function findDelivery(ex: Executor, id: string): Promise<DeliveryRo
  */
 export async function listDeliveries(
   ex: Executor,
-  filter: { orderId?: string; status?: string; merchantId?: string; eventsOnly?: boolean; before?: Date },
+  filter: {
+    orderId?: string;
+    status?: string;
+    merchantId?: string;
+    eventsOnly?: boolean;
+    before?: Date;
+    /** Only sandbox (true) or only live (false) deliveries; both when undefined. */
+    test?: boolean;
+  },
   limit: number,
 ) {
   const deliveries = await ex
@@ -183,6 +197,7 @@ export async function listDeliveries(
         filter.merchantId ? eq(webhookDeliveries.merchantId, filter.merchantId) : undefined,
         filter.eventsOnly ? isNotNull(webhookDeliveries.eventType) : undefined,
         filter.before ? lt(webhookDeliveries.createdAt, filter.before) : undefined,
+        filter.test === undefined ? undefined : eq(webhookDeliveries.test, filter.test),
       ),
     )
     .orderBy(desc(webhookDeliveries.createdAt))

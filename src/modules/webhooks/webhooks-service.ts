@@ -62,6 +62,7 @@ export function createWebhooksService(deps: { database: Database; clock: Clock; 
       url: order.successCallbackUrl,
       body: webhookBody(order),
       dueAt: new Date(clock.now()),
+      test: order.test,
     });
     // The row is visible only after the caller's commit, which delivers this to every dispatcher.
     await notify(ex, OUTBOX_CHANNEL);
@@ -99,6 +100,7 @@ export function createWebhooksService(deps: { database: Database; clock: Clock; 
           eventType: original.eventType,
           eventId: original.eventId,
           subscriptionId: original.subscriptionId,
+          test: original.test,
         });
         await notify(tx, OUTBOX_CHANNEL);
         await writeAudit(tx, actor, {

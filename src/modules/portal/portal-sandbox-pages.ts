@@ -1,0 +1,85 @@
+import type { App } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
+import { isSandboxOutcome } from '../sandbox/index.js';
+import { EVENT_TYPES } from '../webhooks/index.js';
+import type { PortalService } from './portal-service.js';
+import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } from './portal-session.js';
+
+/** A form field that may repeat (checkboxes): always a list. */
+function many(value: unknown): string[] {
+  if (Array.isArray(value)) return value.map(String);
+  return value === undefined || value === '' ? [] : [String(value)];
+}
+
+/**
+ * The portal's sandbox and events pages (issue 21 sections 2 and 3): the sandbox buttons of a test
+ * order, the test key (issued and shown once), and the event subscriptions with a test event and
+ * the delivery log. Owners and developers act; accountants read.
+ */
+export function portalSandboxPages(pages: App, deps: { portal: PortalService }) {
+  const { portal } = deps;
+
+  pages.post('/portal/orders/:id/sandbox', async (request, reply) => {
+    const form = request.body as Form;
+    checkPortalCsrf(request, form._csrf);
+    const user = requireRole(request, 'owner', 'developer');
+    const id = (request.params as { id: string }).id;
+    if (!isSandboxOutcome(form.outcome))
+      throw new AppError('VALIDATION_ERROR', [{ field: 'outcome', problem: 'unknown' }]);
+    await portal.driveSandbox(user, id, form.outcome, form.amount || undefined, request.ip);
+    return reply.redirect(`/portal/orders/${encodeURIComponent(id)}?msg=sandbox_done`, 303);
+  });
+
+  pages.post('/portal/keys/test', async (request, reply) => {
+    const form = request.body as Form;
+    checkPortalCsrf(request, form._csrf);
+    const user = requireRole(request, 'owner', 'developer');
+    const testKey = await portal.issueTestKey(user, request.ip);
+    // Shown once, in this answer only.
+    return renderPortal(request, reply, 'keys.eta', { confirm: false, grace: '0', rotated: null, testKey });
+  });
+
+  pages.get('/portal/events', async (request, reply) => {
+    const user = portalUserOf(request);
+    const q = request.query as Form;
+    const sandbox = q.mode === 'test';
+    const [subscriptions, deliveries] = await Promise.all([
+      portal.subscriptions.list(user),
+      portal.subscriptions.deliveries(user, sandbox),
+    ]);
+    return renderPortal(request, reply, 'events.eta', {
+      subscriptions,
+      deliveries,
+      sandbox,
+      eventTypes: EVENT_TYPES,
+    });
+  });
+
+  pages.post('/portal/events', async (request, reply) => {
+    const form = request.body as Record<string, unknown>;
+    checkPortalCsrf(request, form._csrf);
+    const user = requireRole(request, 'owner', 'developer');
+    await portal.subscriptions.subscribe(
+      user,
+      { url: String(form.url ?? ''), events: many(form.events) },
+      request.ip,
+    );
+    return reply.redirect('/portal/events?msg=subscribed', 303);
+  });
+
+  pages.post('/portal/events/:id/delete', async (request, reply) => {
+    const form = request.body as Form;
+    checkPortalCsrf(request, form._csrf);
+    const user = requireRole(request, 'owner', 'developer');
+    await portal.subscriptions.remove(user, (request.params as { id: string }).id);
+    return reply.redirect('/portal/events?msg=deleted', 303);
+  });
+
+  pages.post('/portal/events/:id/test', async (request, reply) => {
+    const form = request.body as Form;
+    checkPortalCsrf(request, form._csrf);
+    const user = requireRole(request, 'owner', 'developer');
+    await portal.subscriptions.sendTest(user, (request.params as { id: string }).id, form.type || undefined);
+    return reply.redirect('/portal/events?msg=test_sent', 303);
+  });
+}

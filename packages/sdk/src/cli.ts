@@ -9,13 +9,17 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startListener } from './cli-listen.js';
 import {
   CRYPTO_TYPES,
   type CreateOrderRequest,
   type CryptoType,
   createMerchantClient,
+  type EventType,
   type FetchLike,
   MerchantApiError,
+  SANDBOX_OUTCOMES,
+  type SandboxOutcome,
 } from './index.js';
 
 export const USAGE = `Usage: payment-orders <command> [options]
@@ -29,6 +33,17 @@ Commands:
   order <id>                      an order by your order_id or by its internal id (lux...)
   balance                         your balance
   upload-receipt --order-id ID (--file PATH | --url URL)
+  simulate <order-id> <outcome> [--amount N]
+                                  sandbox (a test key): paid, paid_other_amount, expired, cancelled,
+                                  receipt_accepted, receipt_rejected, payout_sent, payout_failed
+  subscribe --url URL --events order.expired,payout.sent,...
+  subscriptions                   your event subscriptions
+  test-event <subscription-id> [--type EVENT]
+  deliveries [--limit N]          the event delivery log, newest first
+  reports                         today's and the last 30 days' figures
+  listen [--port 4242] [--host 127.0.0.1]
+                                  prints every event and webhook arriving there, one JSON line each,
+                                  verified with API_KEY (and TEST_API_KEY when set); Ctrl-C stops
 `;
 
 class UsageError extends Error {}
@@ -38,6 +53,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   fetch?: FetchLike;
   sleep?: (ms: number) => Promise<void>;
+  /** Stops `listen` (tests); otherwise SIGINT does. */
+  signal?: AbortSignal;
 }
 
 function requireEnv(env: Record<string, string | undefined>, name: string): string {
@@ -132,6 +149,37 @@ export function createOrderRequest(args: string[]): CreateOrderRequest {
   };
 }
 
+const isOutcome = (value: unknown): value is SandboxOutcome =>
+  typeof value === 'string' && (SANDBOX_OUTCOMES as readonly string[]).includes(value);
+
+/** `listen`: runs until the process is stopped (or `io.signal` aborts, in tests); exit code 0. */
+async function listen(args: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
+  try {
+    const { values } = parseArgs({
+      args,
+      options: { port: { type: 'string' }, host: { type: 'string' } },
+      strict: true,
+    });
+    const keys = [requireEnv(env, 'API_KEY'), ...(env.TEST_API_KEY ? [env.TEST_API_KEY] : [])];
+    const listener = await startListener({
+      port: numberOption(values.port, 'port', true) ?? 4242,
+      ...(values.host ? { host: values.host } : {}),
+      keys,
+      onArrival: (arrival) => io.stdout(`${JSON.stringify(arrival)}\n`),
+    });
+    io.stderr(`payment-orders: listening on ${listener.url}\n`);
+    await new Promise<void>((resolve) => {
+      if (io.signal) io.signal.addEventListener('abort', () => resolve(), { once: true });
+      process.once('SIGINT', () => resolve());
+    });
+    await listener.close();
+    return 0;
+  } catch (err) {
+    io.stderr(`payment-orders: ${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+}
+
 /** Runs one CLI command; returns the exit code (0 ok, 1 the call failed, 2 usage). */
 export async function runCli(
   argv: string[],
@@ -146,6 +194,7 @@ export async function runCli(
     (command === undefined ? io.stderr : io.stdout)(USAGE);
     return command === undefined ? 2 : 0;
   }
+  if (command === 'listen') return listen(rest, env, io);
   try {
     const client = createMerchantClient({
       baseUrl: requireEnv(env, 'PAYMENT_ORDERS_URL'),
@@ -194,6 +243,53 @@ export async function runCli(
         }
         break;
       }
+      case 'simulate': {
+        const { positionals, values } = parseArgs({
+          args: rest,
+          options: { amount: { type: 'string' } },
+          allowPositionals: true,
+          strict: true,
+        });
+        const [orderId, outcome] = positionals;
+        if (positionals.length !== 2 || !orderId || !isOutcome(outcome))
+          throw new UsageError(`simulate takes <order-id> and one of ${SANDBOX_OUTCOMES.join(', ')}`);
+        result = await client.simulate(orderId, outcome, values.amount);
+        break;
+      }
+      case 'subscribe': {
+        const { values } = parseArgs({
+          args: rest,
+          options: { url: { type: 'string' }, events: { type: 'string' } },
+          strict: true,
+        });
+        if (!values.url || !values.events) throw new UsageError('subscribe needs --url and --events');
+        result = await client.subscriptions.create(values.url, values.events.split(',') as EventType[]);
+        break;
+      }
+      case 'subscriptions':
+        result = await client.subscriptions.list();
+        break;
+      case 'test-event': {
+        const { positionals, values } = parseArgs({
+          args: rest,
+          options: { type: { type: 'string' } },
+          allowPositionals: true,
+          strict: true,
+        });
+        if (positionals.length !== 1 || !positionals[0])
+          throw new UsageError('test-event takes <subscription-id>');
+        result = await client.subscriptions.sendTest(positionals[0], values.type as EventType | undefined);
+        break;
+      }
+      case 'deliveries': {
+        const { values } = parseArgs({ args: rest, options: { limit: { type: 'string' } }, strict: true });
+        const limit = numberOption(values.limit, 'limit', true);
+        result = await client.subscriptions.deliveries(limit === undefined ? {} : { limit });
+        break;
+      }
+      case 'reports':
+        result = await client.reports();
+        break;
       default:
         throw new UsageError(`unknown command: ${command}`);
     }

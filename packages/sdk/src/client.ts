@@ -1,5 +1,7 @@
 /** The merchant client: one typed call per `/merchant/*` endpoint, signed, with 429 back-off. */
 import { backoffDelay, type ErrorDetail, MerchantApiError, parseRetryAfter } from './errors.js';
+import type { EventType } from './events.js';
+import type { Delivery, Reports, SandboxOutcome, Subscription } from './self-service.js';
 import { sign } from './signature.js';
 import type {
   Balance,
@@ -73,6 +75,22 @@ export interface MerchantClient {
   ): Promise<ReceiptUploadResponse>;
   /** `POST /merchant/receipt/upload`, JSON `{orderId, receiptUrl}`: the service downloads the receipt. */
   uploadReceiptUrl(orderId: string, receiptUrl: string): Promise<ReceiptUploadResponse>;
+  /**
+   * `POST /merchant/sandbox/orders/{id}/outcome` (a test key only): drives a test order as a payer,
+   * bank or operator would; `amount` for `paid_other_amount`. Answers the order.
+   */
+  simulate(orderId: string, outcome: SandboxOutcome, amount?: string): Promise<OrderInfo>;
+  /** Event subscriptions and their delivery log (`/merchant/webhooks/...`). */
+  subscriptions: {
+    create(url: string, events: EventType[]): Promise<Subscription>;
+    list(): Promise<Subscription[]>;
+    remove(id: string): Promise<{ id: string; deleted: true }>;
+    /** Sends one test event (`data.test: true`) of `type` (default the subscription's first). */
+    sendTest(id: string, type?: EventType): Promise<{ delivery_id: string; type: EventType }>;
+    deliveries(query?: { limit?: number; before?: string }): Promise<Delivery[]>;
+  };
+  /** `GET /merchant/reports`: today's and the last 30 days' figures per payment type. */
+  reports(): Promise<Reports>;
 }
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -83,7 +101,7 @@ function utcDateTime(value: Date): string {
 }
 
 interface Call {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   /** A JSON body (sent compact, and signed over exactly those bytes). */
   json?: unknown;
@@ -224,6 +242,45 @@ export function createMerchantClient(options: MerchantClientOptions): MerchantCl
         },
       });
     },
+    async simulate(orderId, outcome, amount) {
+      const json = amount === undefined ? { outcome } : { outcome, amount };
+      const path = `/merchant/sandbox/orders/${encodeURIComponent(orderId)}/outcome`;
+      return data(await request<{ data: OrderInfo }>({ method: 'POST', path, json }));
+    },
+    subscriptions: {
+      create: async (url, events) =>
+        data(
+          await request<{ data: Subscription }>({
+            method: 'POST',
+            path: '/merchant/webhooks/subscriptions',
+            json: { url, events },
+          }),
+        ),
+      list: async () => data(await get<{ data: Subscription[] }>('/merchant/webhooks/subscriptions')),
+      remove: async (id) =>
+        data(
+          await request<{ data: { id: string; deleted: true } }>({
+            method: 'DELETE',
+            path: `/merchant/webhooks/subscriptions/${encodeURIComponent(id)}`,
+          }),
+        ),
+      sendTest: async (id, type) =>
+        data(
+          await request<{ data: { delivery_id: string; type: EventType } }>({
+            method: 'POST',
+            path: `/merchant/webhooks/subscriptions/${encodeURIComponent(id)}/test`,
+            json: type === undefined ? {} : { type },
+          }),
+        ),
+      deliveries: async (query = {}) => {
+        const params = new URLSearchParams();
+        if (query.limit !== undefined) params.set('limit', String(query.limit));
+        if (query.before !== undefined) params.set('before', query.before);
+        const qs = params.size > 0 ? `?${params}` : '';
+        return data(await get<{ data: Delivery[] }>(`/merchant/webhooks/deliveries${qs}`));
+      },
+    },
+    reports: async () => data(await get<{ data: Reports }>('/merchant/reports')),
     uploadReceiptUrl(orderId, receiptUrl) {
       // Key order as the contract says: orderId, then receiptUrl.
       return request<ReceiptUploadResponse>({

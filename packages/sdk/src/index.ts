@@ -6,7 +6,10 @@
  * 1-4 and 9-12. No runtime dependencies: Node's global fetch, FormData, Blob and node:crypto.
  */
 
+export { type Arrival, startListener } from './cli-listen.js';
 export * from './client.js';
 export * from './errors.js';
+export * from './events.js';
+export * from './self-service.js';
 export * from './signature.js';
 export * from './types.js';

@@ -263,4 +263,53 @@ describe('merchant portal: invitation, password + TOTP, scoped pages, CSV export
     );
     assert.match(audit[0]?.actor ?? '', /^portal:owner-/);
   });
+
+  it('sandbox buttons, events and reports are scoped too: another merchant’s test order or subscription is 404', async () => {
+    const theirKey = (
+      await admin<{ api_key: string }>(t.app, 'POST', `/admin/merchants/${other.id}/api-keys`, {
+        mode: 'test',
+      })
+    ).api_key;
+    const theirTest = (
+      await createOrder(t.app, { id: other.id, apiKey: theirKey }, { amount: 1700 })
+    ).json() as {
+      id: string;
+    };
+    const drive = await post(`/portal/orders/${theirTest.id}/sandbox`, owner, {
+      _csrf: owner.csrf,
+      outcome: 'paid',
+    });
+    assert.equal(drive.statusCode, 404, 'another merchant’s test order');
+    const live = await post(`/portal/orders/${mine.id}/sandbox`, owner, {
+      _csrf: owner.csrf,
+      outcome: 'paid',
+    });
+    assert.equal(live.statusCode, 404, 'a live order takes no sandbox outcome');
+    assert.equal(
+      (
+        await post(`/portal/orders/${theirTest.id}/sandbox`, accountant, {
+          _csrf: accountant.csrf,
+          outcome: 'paid',
+        })
+      ).statusCode,
+      403,
+    );
+    const sub = await merchantRequest(t.app, other, '/merchant/webhooks/subscriptions', {
+      body: { url: `${receiver.url}/theirs`, events: ['order.expired'] },
+    });
+    const subId = (sub.json() as { data: { id: string } }).data.id;
+    for (const action of ['delete', 'test'])
+      assert.equal(
+        (await post(`/portal/events/${subId}/${action}`, owner, { _csrf: owner.csrf })).statusCode,
+        404,
+      );
+    const events = await get('/portal/events', owner);
+    assert.equal(events.statusCode, 200);
+    assert.ok(!events.body.includes('/theirs'), 'only own subscriptions');
+    const reports = await get('/portal/reports.json', owner);
+    assert.equal((reports.json() as { data: { merchant_id: string } }).data.merchant_id, merchant.id);
+    assert.equal((await get('/portal/reports', owner)).statusCode, 200);
+    const testList = await get('/portal/orders?mode=test', owner);
+    assert.ok(!testList.body.includes(theirTest.id), 'another merchant’s test orders never listed');
+  });
 });

@@ -229,7 +229,7 @@ describe('sandbox: a test key makes test orders that never touch live money and 
       t.app.inject({
         method: 'POST',
         url: `/form/${id}/sandbox`,
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
         payload: `outcome=${outcome}`,
       });
     const res = await post(order.id, 'paid');

@@ -18,6 +18,7 @@ import {
   uniqueAmount,
 } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { waitFor } from '../helpers/wait.js';
 
 const ARTIFACTS = '.test-artifacts/portal';
 const PASSWORD = 'a long enough passphrase';
@@ -118,8 +119,8 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
         const before = receiver.received.filter((r) => r.url === '/hook').length;
         await page.getByTestId('resend').first().click();
         await page.getByTestId('flash').waitFor();
-        for (let i = 0; i < 100 && receiver.received.filter((r) => r.url === '/hook').length <= before; i++)
-          await new Promise((r) => setTimeout(r, 50));
+        const hooks = () => receiver.received.filter((r) => r.url === '/hook').length;
+        await waitFor('the resent webhook', 5000, async () => (hooks() > before ? true : undefined));
         assert.equal(receiver.received.filter((r) => r.url === '/hook').length, before + 1, 'resent');
       }
       await page.close();
@@ -196,9 +197,9 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
     await page.getByTestId('sandbox-paid').click();
     await page.waitForURL(/msg=sandbox_done/);
     assert.equal(await page.getByTestId('order-status').textContent(), 'success');
-    for (let i = 0; i < 100 && !receiver.received.some((r) => r.url === '/sandbox'); i++)
-      await new Promise((r) => setTimeout(r, 50));
-    const hook = receiver.received.find((r) => r.url === '/sandbox');
+    const hook = await waitFor('the test order webhook', 5000, async () =>
+      receiver.received.find((r) => r.url === '/sandbox'),
+    );
     assert.ok(hook, 'the success webhook of the test order arrived');
     assert.equal(hook.headers['x-api-key'], sign(testKey, hook.body));
     await page.goto(`${base}/portal/orders`);
@@ -222,8 +223,9 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
         await page.getByTestId('subscription').waitFor();
         await page.getByTestId('send-test').click();
         await page.waitForURL(/msg=test_sent/);
-        for (let i = 0; i < 100 && !receiver.received.some((r) => r.url === '/events'); i++)
-          await new Promise((r) => setTimeout(r, 50));
+        await waitFor('the test event', 5000, async () =>
+          receiver.received.some((r) => r.url === '/events') ? true : undefined,
+        );
         assert.ok(
           receiver.received.some((r) => r.url === '/events'),
           'the test event arrived',

@@ -201,6 +201,12 @@ describe('sandbox: a test key makes test orders that never touch live money and 
     assert.equal((await outcome(test, order.id, { outcome: 'paid' })).statusCode, 409, 'paid is for PAYINs');
     const sent = await outcome(test, order.id, { outcome: 'payout_sent' });
     assert.equal(sent.json().status, 'success');
+    const audit = await admin<Array<{ actor: string }>>(
+      t.app,
+      'GET',
+      `/admin/audit?target_id=${order.id}&action=sandbox.payout_sent`,
+    );
+    assert.equal(audit[0]?.actor, `merchant:${live.id}`, 'audited as sandbox.<outcome>');
     await deliverUntil(() => received((b) => b.type === 'payout.sent').length > 0);
     assert.equal(received((b) => b.type === 'payout.sent').length, 1);
   });

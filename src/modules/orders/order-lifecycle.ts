@@ -96,6 +96,11 @@ export function createOrderLifecycle(deps: {
     for (const hook of moveHooks) await hook(ex, moves);
   }
 
+  /** Metrics count live orders only: a sandbox order is never a live figure (issue 21 section 2). */
+  function finished(order: OrderRow, status: 'success' | 'error') {
+    if (!order.test) deps.onFinished?.(order, status);
+  }
+
   async function audit(ex: Executor, before: OrderRow, after: OrderRow, ctx: TransitionContext) {
     if (!ctx.audit) return;
     await writeAudit(ex, ctx.audit.by, {
@@ -158,7 +163,7 @@ export function createOrderLifecycle(deps: {
       await audit(ex, order, updated, ctx);
       for (const hook of successHooks) await hook(ex, updated);
       await moved(ex, [{ order: updated, from: order.status, to: 'success', reason: ctx.reason ?? null }]);
-      if (!updated.test) deps.onFinished?.(updated, 'success');
+      finished(updated, 'success');
       return updated;
     },
 
@@ -177,7 +182,7 @@ export function createOrderLifecycle(deps: {
       ]);
       await audit(ex, order, updated, ctx);
       await moved(ex, [{ order: updated, from: 'pending', to: 'error', reason: ctx.reason ?? null }]);
-      if (!updated.test) deps.onFinished?.(updated, 'error');
+      finished(updated, 'error');
       return updated;
     },
 
@@ -202,7 +207,7 @@ export function createOrderLifecycle(deps: {
         ex,
         expired.map((o) => ({ order: o, from: 'pending', to: 'error' as const, reason: 'expired' })),
       );
-      for (const o of expired) if (!o.test) deps.onFinished?.(o, 'error');
+      for (const o of expired) finished(o, 'error');
       if (expired.length > 0) await deps.afterExpiry?.(ex, expired);
       return expired.length;
     },

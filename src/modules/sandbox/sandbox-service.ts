@@ -53,6 +53,15 @@ export function outcomesFor(order: {
   return [...out, 'paid', 'paid_other_amount', 'expired', 'cancelled'];
 }
 
+/** The outcomes that are a lifecycle move, with the status reason the order keeps. */
+const MOVES: Partial<Record<SandboxOutcome, { to: 'success' | 'error'; reason: string | null }>> = {
+  paid: { to: 'success', reason: null },
+  payout_sent: { to: 'success', reason: null },
+  expired: { to: 'error', reason: 'expired' },
+  cancelled: { to: 'error', reason: 'cancelled' },
+  payout_failed: { to: 'error', reason: 'failed' },
+};
+
 const PAYIN_ONLY: readonly SandboxOutcome[] = ['paid', 'paid_other_amount', 'expired'];
 const PAYOUT_ONLY: readonly SandboxOutcome[] = ['payout_sent', 'payout_failed'];
 
@@ -73,7 +82,10 @@ export function createSandboxService(deps: {
   const { database, clock, lifecycle } = deps;
   const db = database.db;
 
-  async function move(order: OrderRow, to: 'success' | 'error', reason: string | null, actor: AdminActor) {
+  async function move(order: OrderRow, outcome: SandboxOutcome, actor: AdminActor) {
+    const step = MOVES[outcome];
+    if (!step) throw new AppError('ORDER_STATE_CONFLICT');
+    const { to, reason } = step;
     await db.transaction(async (tx) => {
       const locked = await lockOrder(tx, order.id);
       if (!locked || locked.status !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
@@ -81,7 +93,7 @@ export function createSandboxService(deps: {
         actor: reason === 'expired' ? 'system' : 'sandbox',
         reason,
         now: new Date(clock.now()),
-        audit: { by: actor, action: `sandbox.${to === 'success' ? 'paid' : (reason ?? 'failed')}` },
+        audit: { by: actor, action: `sandbox.${outcome}` },
       };
       if (to === 'success') await lifecycle.succeed(tx, locked, ctx);
       else await lifecycle.fail(tx, locked, ctx);
@@ -139,9 +151,7 @@ export function createSandboxService(deps: {
       await deps.crypto.sandboxPayment(order.id, money(order.cryptoAmount));
       return;
     }
-    if (outcome === 'paid' || outcome === 'payout_sent') return move(order, 'success', null, actor);
-    const reason = outcome === 'expired' ? 'expired' : outcome === 'cancelled' ? 'cancelled' : 'failed';
-    return move(order, 'error', reason, actor);
+    return move(order, outcome, actor);
   }
 
   async function audited(order: OrderRow, outcome: SandboxOutcome, actor: AdminActor) {

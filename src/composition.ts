@@ -68,6 +68,7 @@ export function createServices(deps: {
     secretBox,
     clock,
     maxAmountDeviation: config.maxAmountDeviation,
+    allowlist: config.outboundAllowlist,
   });
   const banks = createBanksService({ database });
   const rates = createRatesService({
@@ -271,7 +272,18 @@ export function createServices(deps: {
     deviceReview,
     devices,
     dispatcher,
-    form: createFormService({ database, clock, receipts, appeals, sandbox }),
+    form: createFormService({
+      database,
+      clock,
+      receipts,
+      appeals,
+      sandbox,
+      // The wallet QR names the token the operator's watcher follows (a test network's, if set).
+      walletTarget: async (network) => {
+        const chain = (await chains.list()).find((c) => c.network === network);
+        return { tokenContract: chain?.token_contract ?? null, chainId: chain?.chain_id ?? null };
+      },
+    }),
     portalUsers: createPortalUsers({ database, clock, secretBox }),
     portal: createPortalService({
       database,

@@ -56,7 +56,7 @@ describe('payment form in Chromium', { skip: noBrowser }, () => {
     await page.goto(`${base}/form/${order.id}`);
     assert.equal(
       (await page.getByTestId('amount').textContent())?.replace(/\s+/g, ' ').trim(),
-      `${amount} RUB`,
+      `${new Intl.NumberFormat('ru-RU').format(amount)} ₽`.replace(/\s+/g, ' '),
     );
     assert.match(
       (await page.getByTestId('address').textContent()) ?? '',
@@ -66,6 +66,7 @@ describe('payment form in Chromium', { skip: noBrowser }, () => {
     await page.getByTestId('copy-address').click();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), order.payment_details.address);
     await page.screenshot({ path: `${ARTIFACTS}/sbp-360.png`, fullPage: true });
+    await page.getByTestId('i-paid').click();
     await page
       .getByTestId('file')
       .setInputFiles({ name: 'receipt.pdf', mimeType: 'application/pdf', buffer: pdfFile() });

@@ -27,6 +27,8 @@ const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').def
 const ARTIFACTS = '.test-artifacts/form';
 const ABANDON = `${'abandon '.repeat(11)}about`;
 const MB = 1024 * 1024;
+/** A RUB amount as the Russian page writes it (`12 345 ₽`), spaces normalised. */
+const rub = (amount: number) => `${new Intl.NumberFormat('ru-RU').format(amount)} ₽`.replace(/\s+/g, ' ');
 type Order = { id: string; payment_details: Record<string, string> };
 
 /** Browser-side: drops a File (bytes from base64, or `size` zero bytes) on the drop zone. */
@@ -127,10 +129,7 @@ describe('payment form states in Chromium', {
     const o = await order({ type: 'card_pdf', amount });
     const { page, seen } = await open(o.id);
     const address = o.payment_details.address as string;
-    assert.equal(
-      (await page.getByTestId('amount').textContent())?.replace(/\s+/g, ' ').trim(),
-      `${amount} RUB`,
-    );
+    assert.equal((await page.getByTestId('amount').textContent())?.replace(/\s+/g, ' ').trim(), rub(amount));
     assert.equal(await page.getByTestId('address').textContent(), address.replace(/(\d{4})(?=\d)/g, '$1 '));
     const countdown = page.locator('#countdown');
     await page.waitForFunction('/^\\d\\d:\\d\\d$/.test(document.getElementById("countdown").textContent)');
@@ -139,8 +138,17 @@ describe('payment form states in Chromium', {
     await sleep(2500);
     const second = seconds((await countdown.textContent()) ?? '');
     assert.ok(second < first && second >= first - 4, `countdown went ${first}s -> ${second}s`);
-    assert.equal(await page.locator('#drop').isVisible(), true);
+    assert.equal(await page.locator('#drop').isVisible(), false, 'the upload shows before "I have paid"');
     await shots(page, 'card');
+    await page.evaluate('window.__kept = "still here"');
+    await page.getByTestId('i-paid').click();
+    assert.equal(await page.locator('#drop').isVisible(), true);
+    assert.equal(await page.getByTestId('address').isVisible(), false);
+    assert.equal(await page.evaluate('window.__kept'), 'still here', 'the step change reloaded the page');
+    assert.match(page.url(), /\?step=waiting$/);
+    await shots(page, 'card-waiting');
+    await page.getByTestId('back-to-pay').click();
+    assert.equal(await page.getByTestId('address').isVisible(), true);
     assert.deepEqual(seen.errors, [], 'browser errors (CSP?)');
     await page.close();
   });
@@ -185,7 +193,7 @@ describe('payment form states in Chromium', {
 
   it('drag and drop a PNG -> uploaded once, "receipt under review" shown', async () => {
     const o = await order({ type: 'card_pdf' });
-    const { page, seen } = await open(o.id);
+    const { page, seen } = await open(o.id, '?step=waiting');
     const answer = page.waitForResponse((r) => r.url().endsWith(`/form/${o.id}/receipt`));
     const dropped = await page.evaluate(
       dropScript({ b64: pngFile().toString('base64'), name: 'receipt.png', type: 'image/png' }),
@@ -204,7 +212,7 @@ describe('payment form states in Chromium', {
 
   it('after the upload the drop zone is hidden', async () => {
     const o = await order({ type: 'card_pdf' });
-    const { page } = await open(o.id);
+    const { page } = await open(o.id, '?step=waiting');
     await page.evaluate(dropScript({ b64: pngFile().toString('base64'), name: 'r.png', type: 'image/png' }));
     await page.getByText('Чек на проверке').waitFor({ state: 'visible', timeout: 10_000 });
     assert.equal(await page.locator('#drop').getAttribute('hidden'), '', 'form.js did not set hidden');
@@ -214,7 +222,7 @@ describe('payment form states in Chromium', {
 
   it('an over-size or wrong-type file is refused in the browser with a message and no request', async () => {
     const o = await order({ type: 'card_pdf' });
-    const { page, seen } = await open(o.id);
+    const { page, seen } = await open(o.id, '?step=waiting');
     const error = page.locator('#upload-error');
     await page.evaluate(dropScript({ size: 5 * MB + 1, name: 'big.pdf', type: 'application/pdf' }));
     await page.waitForFunction('document.getElementById("upload-error").textContent !== ""');
@@ -242,7 +250,8 @@ describe('payment form states in Chromium', {
     assert.equal(cryptoAmount, '0.01234567', JSON.stringify(o));
     const { page, seen } = await open(o.id);
     assert.equal(await page.getByTestId('address').textContent(), address);
-    assert.match((await page.locator('#crypto-amount').textContent()) ?? '', /^0\.01234567\s+BTC$/);
+    assert.match((await page.getByTestId('crypto-amount').textContent()) ?? '', /^0\.01234567\s+BTC$/);
+    assert.match((await page.getByTestId('amount').textContent()) ?? '', /^0\.01234567\s+BTC$/);
     const png = PNG.sync.read(await page.getByTestId('qr').screenshot());
     const code = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
     assert.equal(code?.data, `bitcoin:${address}?amount=${cryptoAmount}`);

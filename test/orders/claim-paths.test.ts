@@ -121,6 +121,7 @@ describe('the one-statement claim and the transaction pick the same requisite (i
                   offerId: undefined,
                   orderId: null,
                   successCallbackUrl: null,
+                  returnUrl: null,
                   comment: null,
                   client: {
                     clientId: null,

@@ -312,4 +312,57 @@ describe('merchant portal: invitation, password + TOTP, scoped pages, CSV export
     const testList = await get('/portal/orders?mode=test', owner);
     assert.ok(!testList.body.includes(theirTest.id), 'another merchant’s test orders never listed');
   });
+
+  it('payment page: the owner names the shop and sets logo and return URL; bad values refused in the form', async () => {
+    assert.equal((await get('/portal/payment-page', accountant)).statusCode, 403);
+    const page = await get('/portal/payment-page', owner);
+    assert.equal(page.statusCode, 200, page.body);
+    const bad = await post('/portal/payment-page', owner, {
+      _csrf: owner.csrf,
+      display_name: 'Shop',
+      logo_url: 'http://cdn.shop.example/logo.png',
+      return_url: 'javascript:alert(1)',
+    });
+    assert.equal(bad.statusCode, 400, bad.body);
+    assert.match(bad.body, /data-testid="error">[^<]*logo_url/);
+    assert.ok(bad.body.includes('value="http://cdn.shop.example/logo.png"'), 'what was typed is kept');
+    const noCsrf = await post('/portal/payment-page', owner, { display_name: 'X' });
+    assert.equal(noCsrf.statusCode, 403);
+    const ok = await post('/portal/payment-page', owner, {
+      _csrf: owner.csrf,
+      display_name: 'Магазин «Ромашка»',
+      logo_url: 'https://cdn.shop.example/logo.png',
+      return_url: 'https://shop.example/back',
+    });
+    assert.equal(ok.statusCode, 303, ok.body);
+    const view = await admin<{ display_name: string; logo_url: string; return_url: string }>(
+      t.app,
+      'GET',
+      `/admin/merchants/${merchant.id}`,
+    );
+    assert.deepEqual(
+      [view.display_name, view.logo_url, view.return_url],
+      ['Магазин «Ромашка»', 'https://cdn.shop.example/logo.png', 'https://shop.example/back'],
+    );
+    const res = await createOrder(t.app, merchant, { amount: uniqueAmount() });
+    const form = await t.app.inject({ url: `/form/${res.json().id}` });
+    assert.ok(form.body.includes('Магазин «Ромашка»'), form.body);
+    assert.match(
+      form.headers['content-security-policy'] as string,
+      /img-src 'self' data: https:\/\/cdn\.shop\.example;/,
+    );
+    const cleared = await post('/portal/payment-page', owner, {
+      _csrf: owner.csrf,
+      display_name: '',
+      logo_url: '',
+      return_url: '',
+    });
+    assert.equal(cleared.statusCode, 303);
+    const after = await admin<{ display_name: string | null }>(
+      t.app,
+      'GET',
+      `/admin/merchants/${merchant.id}`,
+    );
+    assert.equal(after.display_name, null);
+  });
 });

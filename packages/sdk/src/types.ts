@@ -38,6 +38,8 @@ interface OrderCommon {
   success_callback_url?: string | null;
   /** The payer in your system. */
   client_id?: string | null;
+  /** PAYIN: where the payment form's "back to the shop" button leads (public http(s)); default: your setting. */
+  return_url?: string | null;
 }
 
 /** Fiat PAYIN (`type` `sim`, `card`, `sbp_pdf`, `card_pdf`, `qr_smart`, same-bank types, ...). */

@@ -41,6 +41,12 @@ export const merchants = pgTable(
     settlement: text('settlement').$type<'fiat' | 'usdt'>().notNull().default('fiat'),
     /** Crypto PAYIN rate markup percent (docs/decisions.md section 6); null: RATE_MARKUP_PAYIN_PERCENT. */
     rateMarkupPercent: numeric('rate_markup_percent'),
+    /** The name the payment form shows payers (issue 22); null: the form names no shop. */
+    displayName: text('display_name'),
+    /** An https URL of the shop's logo, shown on the payment form (issue 22). */
+    logoUrl: text('logo_url'),
+    /** Where the form's "back to the shop" button leads when the order gives no `return_url` (issue 22). */
+    returnUrl: text('return_url'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },

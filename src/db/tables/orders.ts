@@ -68,6 +68,8 @@ export const orders = pgTable(
     pdHolderName: text('pd_holder_name').notNull(),
     pdEmv: text('pd_emv'),
     successCallbackUrl: text('success_callback_url'),
+    /** The payment form's "back to the shop" link for this order (issue 22); null: the merchant's. */
+    returnUrl: text('return_url'),
     clientId: text('client_id'),
     /** Payouts: the operator who took it from the queue. */
     assignedTo: text('assigned_to'),

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatCard, formatPhone, paymentUri, pickLang, TEXTS } from './form-format.js';
+import {
+  bankAppLink,
+  formatCard,
+  formatCrypto,
+  formatFiat,
+  formatPhone,
+  networkName,
+  paymentUri,
+  pickLang,
+} from './form-format.js';
+import { FORM_TEXTS } from './form-texts.js';
 
 // Pure formatting of the payment form (issue 7): requisites, wallet URIs, page language.
 const BTC = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
@@ -10,6 +20,7 @@ const TRON = 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH';
 const TON = 'EQCD39VS5jcptHL8vMjEXrzGaRcCVYto7HUn4bpAOg8xqB2N';
 const USDT_ERC20 = '0xdAC17F958D2ee523a2206206994597C13D831ec7';
 const USDT_BEP20 = '0x55d398326f99059fF775485246999027B3197955';
+const USDT_TON = 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs';
 
 describe('formatCard', () => {
   const cases: Array<[string, string]> = [
@@ -90,16 +101,17 @@ describe('paymentUri', () => {
       `ethereum:${USDT_BEP20}@56/transfer?address=${EVM}&uint256=11111111120000000000`,
     ],
     ['USDT', 'BEP20', EVM, null, `ethereum:${USDT_BEP20}@56/transfer?address=${EVM}`],
-    // TRON: address URI with the decimal amount.
-    ['USDT', 'TRC20', TRON, '11.11111112', `tron:${TRON}?amount=11.11111112`],
-    ['USDT', 'TRC20', TRON, '100.00000000', `tron:${TRON}?amount=100`],
-    ['USDT', 'TRC20', TRON, null, `tron:${TRON}`],
-    // TON: native amount in nanotons (9 decimals); USDT on TON carries the address only.
+    // TRON has no wallet URI standard: the plain address (issue 22 item 5).
+    ['USDT', 'TRC20', TRON, '11.111112', TRON],
+    ['USDT', 'TRC20', TRON, null, TRON],
+    // TON: native amount in nanotons (9 decimals); USDT as a jetton transfer in 6-decimal units
+    // (docs.ton.org, wallet apps, deep links: `ton://transfer/<address>?jetton=<master>&amount=<units>`).
     ['TON', 'TON', TON, '2.5', `ton://transfer/${TON}?amount=2500000000`],
     ['TON', 'TON', TON, '0.00000001', `ton://transfer/${TON}?amount=10`],
     ['TON', 'TON', TON, null, `ton://transfer/${TON}`],
-    ['USDT', 'TON', TON, '10', `ton://transfer/${TON}`],
-    ['USDT', 'TON', TON, null, `ton://transfer/${TON}`],
+    ['USDT', 'TON', TON, '10', `ton://transfer/${TON}?jetton=${USDT_TON}&amount=10000000`],
+    ['USDT', 'TON', TON, '0.000001', `ton://transfer/${TON}?jetton=${USDT_TON}&amount=1`],
+    ['USDT', 'TON', TON, null, `ton://transfer/${TON}?jetton=${USDT_TON}`],
     // Unknown network: the bare address.
     ['XRP', 'XRP', 'rAddress', '1', 'rAddress'],
   ];
@@ -108,6 +120,26 @@ describe('paymentUri', () => {
       assert.equal(paymentUri(coin, network, address, amount), expected, `${coin} ${network} ${amount}`);
     });
   }
+
+  it("a test network's token and chain id (the operator's watcher settings) replace mainnet's", () => {
+    const token = '0x5FbDB2315678afecb367f032d93F642f64180aa3';
+    assert.equal(
+      paymentUri('USDT', 'ERC20', EVM, '2.5', { tokenContract: token, chainId: 31337 }),
+      `ethereum:${token}@31337/transfer?address=${EVM}&uint256=2500000`,
+    );
+    assert.equal(
+      paymentUri('ETH', 'ERC20', EVM, '1', { chainId: 11155111 }),
+      `ethereum:${EVM}@11155111?value=1000000000000000000`,
+    );
+    assert.equal(
+      paymentUri('USDT', 'TON', TON, '3', { tokenContract: 'EQtestjetton' }),
+      `ton://transfer/${TON}?jetton=EQtestjetton&amount=3000000`,
+    );
+    assert.equal(
+      paymentUri('USDT', 'ERC20', EVM, '1', { tokenContract: null, chainId: null }).split('@')[0],
+      'ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7',
+    );
+  });
 
   it('integer units never use exponent notation, even for large and tiny amounts', () => {
     const uris = [
@@ -131,36 +163,89 @@ describe('paymentUri', () => {
 });
 
 describe('pickLang', () => {
-  // [?lang, Accept-Language, expected]
-  const cases: Array<[string | undefined, string | undefined, 'ru' | 'en']> = [
-    [undefined, undefined, 'ru'],
-    [undefined, '', 'ru'],
-    ['en', undefined, 'en'],
-    ['ru', undefined, 'ru'],
-    ['en', 'ru-RU,ru;q=0.9', 'en'],
-    ['ru', 'en-US,en;q=0.9', 'ru'],
-    [undefined, 'en-US', 'en'],
-    [undefined, 'en', 'en'],
-    [undefined, 'EN-GB', 'en'],
-    [undefined, 'en-US,en;q=0.9,ru;q=0.8', 'en'],
-    [undefined, 'ru-RU,ru;q=0.9,en-US;q=0.8', 'ru'],
-    [undefined, 'de-DE,de;q=0.9,en;q=0.8', 'en'],
-    [undefined, 'de-DE, fr;q=0.5', 'ru'],
-    [undefined, '*', 'ru'],
-    // An unknown ?lang is ignored: Accept-Language decides.
-    ['de', 'en-US', 'en'],
-    ['de', undefined, 'ru'],
-    ['', 'en', 'en'],
+  // [?lang, cookie, Accept-Language, expected]
+  const cases: Array<[string | undefined, string | undefined, string | undefined, 'ru' | 'en']> = [
+    [undefined, undefined, undefined, 'ru'],
+    [undefined, undefined, '', 'ru'],
+    ['en', undefined, undefined, 'en'],
+    ['ru', undefined, undefined, 'ru'],
+    ['en', undefined, 'ru-RU,ru;q=0.9', 'en'],
+    ['ru', undefined, 'en-US,en;q=0.9', 'ru'],
+    [undefined, undefined, 'en-US', 'en'],
+    [undefined, undefined, 'en', 'en'],
+    [undefined, undefined, 'EN-GB', 'en'],
+    [undefined, undefined, 'en-US,en;q=0.9,ru;q=0.8', 'en'],
+    [undefined, undefined, 'ru-RU,ru;q=0.9,en-US;q=0.8', 'ru'],
+    [undefined, undefined, 'de-DE,de;q=0.9,en;q=0.8', 'en'],
+    [undefined, undefined, 'de-DE, fr;q=0.5', 'ru'],
+    [undefined, undefined, '*', 'ru'],
+    // An unknown ?lang is ignored: the remembered choice, then Accept-Language decides.
+    ['de', undefined, 'en-US', 'en'],
+    ['de', undefined, undefined, 'ru'],
+    ['', undefined, 'en', 'en'],
+    // The remembered choice beats the browser; ?lang beats the remembered choice.
+    [undefined, 'en', 'ru-RU', 'en'],
+    [undefined, 'ru', 'en-US', 'ru'],
+    ['ru', 'en', 'en-US', 'ru'],
+    [undefined, 'xx', 'en-US', 'en'],
   ];
-  for (const [query, accept, expected] of cases) {
-    it(`lang=${JSON.stringify(query)} Accept-Language=${JSON.stringify(accept)} -> ${expected}`, () => {
-      assert.equal(pickLang(query, accept), expected);
+  for (const [query, cookie, accept, expected] of cases) {
+    it(`lang=${JSON.stringify(query)} cookie=${JSON.stringify(cookie)} Accept-Language=${JSON.stringify(accept)} -> ${expected}`, () => {
+      assert.equal(pickLang(query, cookie, accept), expected);
     });
   }
 
-  it('ru and en texts have the same keys, none empty', () => {
-    assert.deepEqual(Object.keys(TEXTS.en).sort(), Object.keys(TEXTS.ru).sort());
-    const empty = [...Object.entries(TEXTS.ru), ...Object.entries(TEXTS.en)].filter(([, v]) => !v.trim());
-    assert.deepEqual(empty, []);
+  it('ru and en catalogues have the same keys, none empty', () => {
+    assert.deepEqual(Object.keys(FORM_TEXTS.en).sort(), Object.keys(FORM_TEXTS.ru).sort());
+    const all: Array<[string, string]> = [...Object.entries(FORM_TEXTS.ru), ...Object.entries(FORM_TEXTS.en)];
+    assert.deepEqual(
+      all.filter(([, v]) => !v.trim()),
+      [],
+    );
+  });
+});
+
+describe('formatFiat (Intl for the locale; the catalogue word where Intl has no known sign)', () => {
+  const nb = (text: string) => text.replace(/ /g, '\u00a0');
+  // [amount, currency, lang, expected] (Intl groups with no-break spaces in Russian)
+  const cases: Array<[string, string, 'ru' | 'en', string]> = [
+    ['12345', 'RUB', 'ru', nb('12 345 ₽')],
+    ['25000', 'KZT', 'ru', nb('25 000 ₸')],
+    ['1500', 'KGS', 'ru', nb('1 500 сом')],
+    ['150000', 'UZS', 'ru', nb('150 000 сўм')],
+    ['700', 'TJS', 'ru', nb('700 сомони')],
+    ['12345', 'RUB', 'en', '₽12,345'],
+    ['1500', 'KGS', 'en', nb('1,500 som')],
+    ['100.5', 'RUB', 'ru', nb('100,50 ₽')],
+    ['1000.05', 'RUB', 'en', '₽1,000.05'],
+    ['1000', 'TRY', 'en', '₺1,000'],
+    // Exact beyond a binary float's 15-16 digits.
+    ['123456789012345678', 'RUB', 'en', '₽123,456,789,012,345,678'],
+  ];
+  for (const [amount, currency, lang, expected] of cases) {
+    it(`${amount} ${currency} (${lang}) -> ${expected}`, () => {
+      assert.equal(formatFiat(amount, currency, FORM_TEXTS[lang]), expected);
+    });
+  }
+});
+
+describe('formatCrypto, networkName, bankAppLink', () => {
+  it('keeps the asset decimals: USDT 6, coins 8', () => {
+    assert.equal(formatCrypto('11.111112', 6), '11.111112');
+    assert.equal(formatCrypto('10', 6), '10.000000');
+    assert.equal(formatCrypto('0.0123', 8), '0.01230000');
+  });
+  it('names networks as payers know them, unknown ones as given', () => {
+    assert.equal(networkName('TRC20'), 'TRON (TRC-20)');
+    assert.equal(networkName('BEP20'), 'BNB Smart Chain (BEP-20)');
+    assert.equal(networkName('__proto__'), '__proto__');
+  });
+  it('opens only an https payload in the bank app (NSPK SBP links), never an EMV string or another scheme', () => {
+    const nspk = 'https://qr.nspk.ru/AS1000670LSS7DN18SJQDNP4B05KLJL2?type=01&bank=100000000111';
+    assert.equal(bankAppLink(nspk), nspk);
+    assert.equal(bankAppLink('000201010212...6304ABCD'), null);
+    assert.equal(bankAppLink('javascript:alert(1)'), null);
+    assert.equal(bankAppLink('http://qr.nspk.ru/x'), null);
+    assert.equal(bankAppLink(null), null);
   });
 });

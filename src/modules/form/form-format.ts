@@ -1,4 +1,5 @@
 import { money, roundUp } from '../../lib/money.js';
+import type { FormTexts, Lang } from './form-texts.js';
 
 /** A card number grouped by 4 digits: "2200 1234 5678 9010". Non-card text is returned as is. */
 export function formatCard(address: string): string {
@@ -9,6 +10,12 @@ export function formatCard(address: string): string {
 export function formatPhone(address: string): string {
   const m = /^[78](\d{3})(\d{3})(\d{2})(\d{2})$/.exec(address);
   return m ? `+7 (${m[1]}) ${m[2]}-${m[3]}-${m[4]}` : address;
+}
+
+/** The token contract and chain id a wallet URI names, where the operator's chain settings give them. */
+export interface WalletTarget {
+  tokenContract?: string | null;
+  chainId?: number | null;
 }
 
 /** Chain ids of EIP-681 URIs. */
@@ -27,46 +34,65 @@ function units(amount: string, decimals: number): string {
   return roundUp(money(amount).times(money(10).pow(decimals)), 0).toFixed(0);
 }
 
+/** The USDT jetton master on TON mainnet (Tether's), named in the TON transfer link's `jetton`. */
+const USDT_TON_MASTER = 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs';
+
 /**
- * The payment URI a wallet understands, for the crypto QR (issue 7): BIP21 for BTC/LTC, EIP-681 for
- * EVM (native value in wei, USDT as a token transfer), TRON and TON address URIs with the amount.
- * `amount` is the exact coin amount (or null: then the URI carries the address only).
+ * The payment URI a wallet understands, for the crypto QR (issues 7 and 22): BIP21 for BTC/LTC,
+ * EIP-681 for EVM (native value in wei, USDT as a token transfer), TON transfer links (nanotons; USDT
+ * as a jetton transfer in its 6-decimal units, as Tonkeeper reads `jetton`), and the plain address
+ * where no standard exists (TRON).
+ * `amount` is the exact coin amount (or null: then the URI carries the address only). `target` is the
+ * token contract (or jetton master) and EVM chain id the operator's watcher follows (a test network's),
+ * when it differs from mainnet's: the QR must name the token the watcher credits.
  */
-export function paymentUri(coin: string, network: string, address: string, amount: string | null): string {
+export function paymentUri(
+  coin: string,
+  network: string,
+  address: string,
+  amount: string | null,
+  target: WalletTarget = {},
+): string {
   if (coin === 'BTC' || coin === 'LTC') {
     const scheme = coin === 'BTC' ? 'bitcoin' : 'litecoin';
     return amount ? `${scheme}:${address}?amount=${money(amount).toFixed()}` : `${scheme}:${address}`;
   }
   if (network === 'ERC20' || network === 'BEP20') {
-    const chain = EVM_CHAIN[network];
+    const chain = target.chainId ?? EVM_CHAIN[network];
     const token = USDT_TOKEN[network];
     if (coin === 'USDT' && token) {
+      const contract = target.tokenContract ?? token.contract;
       return amount
-        ? `ethereum:${token.contract}@${chain}/transfer?address=${address}&uint256=${units(amount, token.decimals)}`
-        : `ethereum:${token.contract}@${chain}/transfer?address=${address}`;
+        ? `ethereum:${contract}@${chain}/transfer?address=${address}&uint256=${units(amount, token.decimals)}`
+        : `ethereum:${contract}@${chain}/transfer?address=${address}`;
     }
     return amount
       ? `ethereum:${address}@${chain}?value=${units(amount, 18)}`
       : `ethereum:${address}@${chain}`;
   }
-  if (network === 'TRC20')
-    return amount ? `tron:${address}?amount=${money(amount).toFixed()}` : `tron:${address}`;
   if (network === 'TON') {
-    return amount && coin === 'TON'
-      ? `ton://transfer/${address}?amount=${units(amount, 9)}`
-      : `ton://transfer/${address}`;
+    if (coin === 'USDT') {
+      const jetton = `ton://transfer/${address}?jetton=${target.tokenContract ?? USDT_TON_MASTER}`;
+      return amount ? `${jetton}&amount=${units(amount, 6)}` : jetton;
+    }
+    return amount ? `ton://transfer/${address}?amount=${units(amount, 9)}` : `ton://transfer/${address}`;
   }
+  // TRON has no wallet URI standard: the plain address, which every TRON wallet scans.
   return address;
 }
 
-export type Lang = 'ru' | 'en';
-
 /**
- * The page language (issue 7): `?lang=en|ru` wins, then the first Accept-Language that is English or
- * Russian; Russian by default.
+ * The page language (issue 22 item 1): `?lang=en|ru` wins, then the language the payer chose before
+ * (the `form_lang` cookie), then the first Accept-Language that is English or Russian; Russian by
+ * default.
  */
-export function pickLang(query: string | undefined, acceptLanguage: string | undefined): Lang {
+export function pickLang(
+  query: string | undefined,
+  cookie: string | undefined,
+  acceptLanguage: string | undefined,
+): Lang {
   if (query === 'en' || query === 'ru') return query;
+  if (cookie === 'en' || cookie === 'ru') return cookie;
   for (const part of (acceptLanguage ?? '').split(',')) {
     const tag = part.trim().slice(0, 2).toLowerCase();
     if (tag === 'en' || tag === 'ru') return tag;
@@ -74,110 +100,58 @@ export function pickLang(query: string | undefined, acceptLanguage: string | und
   return 'ru';
 }
 
-/** Texts of the payment form. */
-export const TEXTS = {
-  ru: {
-    title: 'Оплата заказа',
-    payExactly: 'Переведите ровно эту сумму',
-    shifted: 'Сумма изменена для быстрой проверки платежа: переведите ровно',
-    card: 'Номер карты',
-    phone: 'Номер телефона (СБП)',
-    qr: 'Отсканируйте QR-код в приложении банка',
-    account: 'Счёт получателя',
-    bank: 'Банк',
-    holder: 'Получатель',
-    copy: 'Копировать',
-    copied: 'Скопировано',
-    timeLeft: 'Осталось времени',
-    address: 'Адрес кошелька',
-    cryptoAmount: 'Сумма к отправке',
-    network: 'Сеть',
-    coin: 'Монета',
-    cryptoPending: 'Сумма рассчитывается, страница обновится сама',
-    uploadTitle: 'Чек об оплате',
-    uploadHint: 'PDF, JPEG или PNG до 5 МБ. Перетащите файл сюда или выберите его.',
-    uploadButton: 'Выбрать файл',
-    uploading: 'Загружаем…',
-    underReview: 'Чек на проверке',
-    accepted: 'Чек принят',
-    rejected: 'Чек отклонён, загрузите другой',
-    tooLarge: 'Файл больше 5 МБ',
-    badType: 'Нужен PDF, JPEG или PNG',
-    uploadFailed: 'Не удалось загрузить чек',
-    success: 'Оплата получена. Спасибо!',
-    expired: 'Время на оплату истекло',
-    failed: 'Заказ отменён',
-    waiting: 'Ожидаем оплату',
-    notFound: 'Страница оплаты не найдена',
-    notFoundHint: 'Проверьте ссылку или вернитесь в магазин.',
-    appealTitle: 'Вы уже оплатили?',
-    appealHint:
-      'Если вы перевели деньги, загрузите чек: мы проверим платёж и зачислим его. PDF, JPEG или PNG до 5 МБ.',
-    appealButton: 'Отправить чек',
-    testOrder: 'Тестовый заказ: деньги не списываются. Не переводите настоящие деньги по этим реквизитам.',
-    sandboxTitle: 'Песочница',
-    outcome_paid: 'Оплатить (тест)',
-    outcome_expired: 'Истечь',
-    outcome_cancelled: 'Отменить',
-    outcome_receipt_accepted: 'Принять чек',
-    outcome_receipt_rejected: 'Отклонить чек',
-    outcome_payout_sent: 'Выплата отправлена',
-    outcome_payout_failed: 'Выплата не прошла',
-    appealOpen: 'Чек получен, платёж проверяется. Ответ до',
-    appealAccepted: 'Платёж подтверждён. Спасибо!',
-    appealRejected: 'Платёж не подтверждён',
-    appealBusy: 'Чек уже на проверке',
-  },
-  en: {
-    title: 'Payment',
-    payExactly: 'Transfer exactly this amount',
-    shifted: 'The amount was adjusted so we can match your payment: transfer exactly',
-    card: 'Card number',
-    phone: 'Phone number (fast payment)',
-    qr: 'Scan the QR code in your banking app',
-    account: 'Account',
-    bank: 'Bank',
-    holder: 'Recipient',
-    copy: 'Copy',
-    copied: 'Copied',
-    timeLeft: 'Time left',
-    address: 'Wallet address',
-    cryptoAmount: 'Amount to send',
-    network: 'Network',
-    coin: 'Coin',
-    cryptoPending: 'The amount is being calculated; this page updates itself',
-    uploadTitle: 'Payment receipt',
-    uploadHint: 'PDF, JPEG or PNG up to 5 MB. Drop the file here or choose it.',
-    uploadButton: 'Choose file',
-    uploading: 'Uploading…',
-    underReview: 'Receipt under review',
-    accepted: 'Receipt accepted',
-    rejected: 'Receipt rejected, please upload another',
-    tooLarge: 'The file is over 5 MB',
-    badType: 'A PDF, JPEG or PNG is needed',
-    uploadFailed: 'The receipt could not be uploaded',
-    success: 'Payment received. Thank you!',
-    expired: 'The time to pay has run out',
-    failed: 'The order was cancelled',
-    waiting: 'Waiting for your payment',
-    notFound: 'Payment page not found',
-    notFoundHint: 'Check the link or go back to the shop.',
-    appealTitle: 'Have you paid already?',
-    appealHint:
-      'If you transferred the money, upload the receipt: we will check the payment and credit it. PDF, JPEG or PNG up to 5 MB.',
-    appealButton: 'Send the receipt',
-    testOrder: 'A test order: no money moves. Do not send real money to these details.',
-    sandboxTitle: 'Sandbox',
-    outcome_paid: 'Pay (test)',
-    outcome_expired: 'Expire',
-    outcome_cancelled: 'Cancel',
-    outcome_receipt_accepted: 'Accept the receipt',
-    outcome_receipt_rejected: 'Reject the receipt',
-    outcome_payout_sent: 'Payout sent',
-    outcome_payout_failed: 'Payout failed',
-    appealOpen: 'Receipt received; the payment is being checked. Answer by',
-    appealAccepted: 'Payment confirmed. Thank you!',
-    appealRejected: 'The payment was not confirmed',
-    appealBusy: 'A receipt is under review already',
-  },
-} as const satisfies Record<Lang, Record<string, string>>;
+/**
+ * A fiat amount for the payer (issue 22 item 1): grouped by `Intl` for the page's locale, with the
+ * currency's sign (`12 345 ₽`, `25 000 ₸`, `₽12,345` in English), or, where `Intl` has no sign the
+ * payer knows (KGS, UZS, TJS), the catalogue's word (`1 500 сом`). Kopecks only when there are any.
+ * `amount` is a decimal string, formatted exactly (never through a binary float).
+ */
+export function formatFiat(amount: string, currency: string, t: FormTexts): string {
+  const fraction = !money(amount).isInteger();
+  const digits = { minimumFractionDigits: fraction ? 2 : 0, maximumFractionDigits: 2 };
+  const key = `currency_${currency}`;
+  const word = Object.hasOwn(t, key) ? (t as Record<string, string>)[key] : undefined;
+  // Intl formats a numeric string exactly (Intl.NumberFormat v3, Node 20).
+  const value = money(amount).toFixed() as unknown as number;
+  if (word) return `${new Intl.NumberFormat(t.locale, digits).format(value)}\u00a0${word}`;
+  return new Intl.NumberFormat(t.locale, {
+    style: 'currency',
+    currency,
+    currencyDisplay: 'narrowSymbol',
+    ...digits,
+  }).format(value);
+}
+
+/** A crypto amount with the asset's own decimals (USDT 6, coins 8: catalog precision), exact. */
+export function formatCrypto(amount: string, precision: number): string {
+  return money(amount).toFixed(precision);
+}
+
+/** Names payers know the networks by (issue 22 item 5), for the network warning. */
+const NETWORK_NAMES: Record<string, string> = {
+  TRC20: 'TRON (TRC-20)',
+  ERC20: 'Ethereum (ERC-20)',
+  BEP20: 'BNB Smart Chain (BEP-20)',
+  TON: 'TON',
+  BTC: 'Bitcoin',
+  LTC: 'Litecoin',
+};
+
+/** The network's full name, or the code itself for one we do not know. */
+export function networkName(network: string): string {
+  return Object.hasOwn(NETWORK_NAMES, network) ? (NETWORK_NAMES[network] as string) : network;
+}
+
+/**
+ * The link a "open in the bank app" button opens (issue 22 item 4): the QR payload itself when it is
+ * an https link (an NSPK SBP `https://qr.nspk.ru/...` link opens the phone's bank chooser); null for
+ * anything else (an EMV string is for scanning only).
+ */
+export function bankAppLink(payload: string | null): string | null {
+  if (!payload) return null;
+  try {
+    return new URL(payload).protocol === 'https:' ? payload : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,15 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import cookie from '@fastify/cookie';
 import multipart from '@fastify/multipart';
 import view from '@fastify/view';
 import { Type } from '@sinclair/typebox';
 import { Eta } from 'eta';
-import type { FastifyReply, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { errorBody, logFailure } from '../../http/error-handler.js';
+import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import { MULTIPART_LIMITS, type UploadReader } from '../../http/multipart.js';
 import { type App, errorResponses } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { pickLang, TEXTS } from './form-format.js';
+import { pickLang } from './form-format.js';
 import type { FormService } from './form-service.js';
+import { FORM_TEXTS, type FormTexts, type Lang, scriptTexts } from './form-texts.js';
+import { formView } from './form-view.js';
+
+/** The cookie that remembers the payer's language choice (a year; the form's paths only). */
+const LANG_COOKIE = 'form_lang';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 // A Map, not an object: a name such as `__proto__` or `constructor` must find nothing.
@@ -18,13 +26,22 @@ const ASSETS = new Map<string, { body: Buffer; type: string }>([
   ['form.js', { body: readFileSync(here('./assets/form.js')), type: 'text/javascript; charset=utf-8' }],
 ]);
 
-/** Content-Security-Policy of the form: no inline script, only our own assets and data: QR images. */
-export function formCsp(frameAncestors: string): string {
+/**
+ * Content-Security-Policy of the form: no inline script, only our own assets and data: QR images,
+ * plus the one https origin of the merchant's logo when it has one (issue 22 item 2).
+ */
+export function formCsp(frameAncestors: string, logoUrl: string | null = null): string {
+  let logo = '';
+  try {
+    logo = logoUrl ? ` ${new URL(logoUrl).origin}` : '';
+  } catch {
+    // A logo URL is validated when set; one that does not parse adds nothing.
+  }
   return [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data:",
+    `img-src 'self' data:${logo}`,
     "connect-src 'self'",
     "form-action 'self'",
     "base-uri 'none'",
@@ -33,7 +50,7 @@ export function formCsp(frameAncestors: string): string {
 }
 
 /** The payer's words for an appeal refused on a form post without JavaScript. */
-function appealErrorText(code: string | undefined, t: (typeof TEXTS)[keyof typeof TEXTS]): string | null {
+function appealErrorText(code: string | undefined, t: FormTexts): string | null {
   if (!code) return null;
   if (/TOO_LARGE/.test(code)) return t.tooLarge;
   if (/FORMAT|MISMATCH/.test(code)) return t.badType;
@@ -49,7 +66,37 @@ const FormStatus = Type.Object({
   remainingSeconds: Type.Integer(),
   receiptStatus: Type.Union([Type.String(), Type.Null()]),
   cryptoAmount: Type.Union([Type.String(), Type.Null()]),
+  receivedAmount: Type.Union([Type.String(), Type.Null()], {
+    description: 'Crypto: received so far (a partial payment), in the coin',
+  }),
 });
+
+/**
+ * The page language: `?lang=` (then remembered in a cookie), the remembered choice, Accept-Language,
+ * Russian (issue 22 item 1).
+ */
+function langOf(request: FastifyRequest, reply: FastifyReply): Lang {
+  const query = (request.query as { lang?: unknown } | undefined)?.lang;
+  const q = typeof query === 'string' ? query : undefined;
+  const lang = pickLang(q, request.cookies[LANG_COOKIE], request.headers['accept-language']);
+  if (q === 'en' || q === 'ru') {
+    void reply.setCookie(LANG_COOKIE, lang, {
+      path: '/form',
+      maxAge: 31_536_000,
+      sameSite: 'lax',
+      httpOnly: true,
+      secure: request.protocol === 'https',
+    });
+  }
+  return lang;
+}
+
+/** Whether an answer should be a page: the page itself, and a browser's form posts. */
+function wantsPage(request: FastifyRequest): boolean {
+  return request.method === 'GET'
+    ? !request.url.includes('/status')
+    : (request.headers.accept ?? '').includes('text/html');
+}
 
 /**
  * The payment form (issue 7): `GET /form/<id>` (HTML, ru/en), `GET /form/<id>/status` (JSON, polled),
@@ -77,7 +124,7 @@ export function formRoutes(
     await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
     await scope.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
     scope.addHook('onSend', async (_request, reply) => {
-      reply.header('content-security-policy', csp);
+      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
       reply.header('referrer-policy', 'no-referrer');
       reply.header('x-content-type-options', 'nosniff');
       reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=()');
@@ -97,8 +144,46 @@ export function formRoutes(
       },
     );
 
-    const notFound = (reply: FastifyReply, lang: 'ru' | 'en') =>
-      reply.status(404).type('text/html; charset=utf-8').view('not-found.eta', { t: TEXTS[lang], lang });
+    await scope.register(cookie);
+    /** A page that says what went wrong in the payer's language (never raw JSON: issue 22 item 6). */
+    const message = (request: FastifyRequest, reply: FastifyReply, status: number) => {
+      const lang = langOf(request, reply);
+      const t = FORM_TEXTS[lang];
+      const [title, hint] =
+        status === 404
+          ? [t.notFound, t.notFoundHint]
+          : status === 429
+            ? [t.tooMany, t.tooManyHint]
+            : [t.error, t.errorHint];
+      return reply
+        .status(status)
+        .type('text/html; charset=utf-8')
+        .view('message.eta', {
+          t,
+          lang,
+          title,
+          hint,
+          status,
+          // Reload the page itself: a refused post goes back to the form it came from.
+          reload:
+            status === 404
+              ? null
+              : request.method === 'GET'
+                ? request.url
+                : request.url.replace(/\/[^/?]*$/, ''),
+        });
+    };
+    scope.setErrorHandler(async (err, request, reply) => {
+      const { error, kind } = resolveError(err);
+      logFailure(request, err, kind);
+      reply.headers(errorHeaders(error));
+      if (wantsPage(request)) return message(request, reply, error.status);
+      return reply.status(error.status).send(errorBody(error.code, error.details));
+    });
+    const notFound = (request: FastifyRequest, reply: FastifyReply) => message(request, reply, 404);
+
+    // Any other address under /form/ is the 404 page, not the API's JSON envelope.
+    scope.get('/form/*', { schema: { hide: true } }, async (request, reply) => notFound(request, reply));
 
     scope.get(
       '/form/:id',
@@ -111,32 +196,29 @@ export function formRoutes(
           querystring: Type.Object({
             lang: Type.Optional(Type.String({ maxLength: 5 })),
             appeal_error: Type.Optional(Type.String({ maxLength: 40 })),
+            step: Type.Optional(
+              Type.String({ maxLength: 10, description: '`waiting`: the "I have paid" screen' }),
+            ),
           }),
           produces: ['text/html'],
         },
       },
       async (request, reply) => {
-        const lang = pickLang(request.query.lang, request.headers['accept-language']);
-        let page: Awaited<ReturnType<FormService['page']>>;
-        try {
-          page = await form.page(request.params.id);
-        } catch (err) {
-          if (err instanceof AppError && err.code === 'NOT_FOUND') return notFound(reply, lang);
-          throw err;
-        }
+        const lang = langOf(request, reply);
+        const t = FORM_TEXTS[lang];
+        const page = await form.page(request.params.id);
+        // A payer who sent a receipt is past paying: the page opens on the waiting step.
+        const waiting =
+          request.query.step === 'waiting' || (request.query.step !== 'pay' && page.receiptStatus !== null);
+        if (page.logoUrl) reply.header('content-security-policy', formCsp(deps.frameAncestors, page.logoUrl));
         return reply.type('text/html; charset=utf-8').view('form.eta', {
           p: page,
-          t: TEXTS[lang],
+          v: formView(page, t, lang),
+          t,
           lang,
-          texts: JSON.stringify(TEXTS[lang]),
-          appealError: appealErrorText(request.query.appeal_error, TEXTS[lang]),
-          deadline: page.appeal
-            ? new Intl.DateTimeFormat(lang === 'ru' ? 'ru-RU' : 'en-GB', {
-                dateStyle: 'medium',
-                timeStyle: 'short',
-                timeZone: 'Europe/Moscow',
-              }).format(new Date(page.appeal.deadline_at))
-            : null,
+          step: waiting ? 'waiting' : 'pay',
+          texts: JSON.stringify(scriptTexts(t)),
+          appealError: appealErrorText(request.query.appeal_error, t),
         });
       },
     );

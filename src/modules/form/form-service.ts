@@ -6,12 +6,20 @@ import { AppError } from '../../lib/errors.js';
 import { isInternalId } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
 import type { AppealsService } from '../appeals/index.js';
-import { FORM_TYPES, requisiteNeedFor } from '../catalog/index.js';
+import { cryptoMethod, FORM_TYPES, requisiteNeedFor } from '../catalog/index.js';
+import { findMerchant } from '../merchants/index.js';
 import type { OrderRow } from '../orders/index.js';
 import { findOrderById, remainingSeconds } from '../orders/index.js';
 import type { ReceiptsService } from '../receipts/index.js';
 import { outcomesFor, type SandboxOutcome, type SandboxService } from '../sandbox/index.js';
-import { formatCard, formatPhone, paymentUri } from './form-format.js';
+import {
+  bankAppLink,
+  formatCard,
+  formatCrypto,
+  formatPhone,
+  paymentUri,
+  type WalletTarget,
+} from './form-format.js';
 
 /** What the payer sees of an order's progress. */
 export type FormState = 'pending' | 'success' | 'expired' | 'failed';
@@ -32,6 +40,8 @@ export function createFormService(deps: {
   receipts: ReceiptsService;
   appeals: AppealsService;
   sandbox: SandboxService;
+  /** The token contract and chain id the watcher of a network (`ERC20`, `TON`...) follows. */
+  walletTarget?: (network: string) => Promise<WalletTarget>;
 }) {
   const { database, clock, receipts, appeals } = deps;
 
@@ -43,18 +53,23 @@ export function createFormService(deps: {
     return order;
   }
 
+  /** The live state the page follows (`GET /form/<id>/status`); crypto amounts in the asset's decimals. */
   async function status(id: string) {
     const order = await formOrder(id);
     const nowMs = clock.now();
     const state = stateOf(order, nowMs);
+    const precision = cryptoMethod(order.type)?.precision ?? 8;
+    const crypto = order.method === 'crypto';
     return {
       status: order.status,
       state,
       remainingSeconds: state === 'pending' ? (remainingSeconds(order, nowMs) ?? 0) : 0,
       receiptStatus: order.receiptStatus,
       cryptoAmount:
-        order.method === 'crypto' && order.cryptoAmount !== null
-          ? money(order.cryptoAmount).toFixed(8)
+        crypto && order.cryptoAmount !== null ? formatCrypto(order.cryptoAmount, precision) : null,
+      receivedAmount:
+        crypto && order.receivedAmount !== null && money(order.receivedAmount).gt(0)
+          ? formatCrypto(order.receivedAmount, precision)
           : null,
     };
   }
@@ -67,34 +82,60 @@ export function createFormService(deps: {
     async page(id: string) {
       const order = await formOrder(id);
       const live = await status(id);
+      const merchant = await findMerchant(database.db, order.merchantId);
       const pending = live.state === 'pending';
       const base = {
         id: order.id,
         state: live.state,
         remainingSeconds: live.remainingSeconds,
+        expiresAt: order.expiresAt?.toISOString() ?? null,
         receiptStatus: live.receiptStatus,
         currency: order.currency,
         type: order.type,
+        // Who is asking for money, and where the payer goes back to (issue 22 item 2).
+        merchantName: merchant?.displayName ?? null,
+        logoUrl: merchant?.logoUrl ?? null,
+        returnUrl: order.returnUrl ?? merchant?.returnUrl ?? null,
         // A sandbox order says so and offers its outcomes as buttons (issue 21 section 2).
         test: order.test,
         sandboxOutcomes: outcomesFor(order).filter((o) => o !== 'paid_other_amount'),
       };
       if (order.method === 'crypto') {
-        const uri = paymentUri(order.pdBank, order.pdHolderName, order.pdAddress, live.cryptoAmount);
+        const target = (await deps.walletTarget?.(order.pdHolderName)) ?? {};
+        const uri = paymentUri(order.pdBank, order.pdHolderName, order.pdAddress, live.cryptoAmount, target);
         return {
           ...base,
           kind: 'crypto' as const,
           amount: money(order.amount).toFixed(),
           cryptoAmount: live.cryptoAmount,
+          receivedAmount: live.receivedAmount,
+          stillToSend:
+            live.cryptoAmount && live.receivedAmount && money(live.cryptoAmount).gt(live.receivedAmount)
+              ? formatCrypto(
+                  money(live.cryptoAmount).minus(live.receivedAmount).toFixed(),
+                  cryptoMethod(order.type)?.precision ?? 8,
+                )
+              : null,
+          // The fiat amount and the coin's rate, when the order was asked in RUB (issue 22 item 5).
+          fiat:
+            order.currency === 'RUB' && order.cryptoRate !== null
+              ? {
+                  amount: money(order.amount).toFixed(),
+                  rate: money(order.cryptoRate).toDecimalPlaces(2).toFixed(),
+                }
+              : null,
           coin: order.pdBank,
           network: order.pdHolderName,
           address: pending ? order.pdAddress : null,
+          paymentUri: pending ? uri : null,
           qr: pending
             ? await QRCode.toDataURL(uri, { margin: 2, width: 240, errorCorrectionLevel: 'M' })
             : null,
+          bankLink: null,
           uploadAllowed: false,
           appeal: null,
           appealAllowed: false,
+          appealLater: false,
         };
       }
       const appeal = pending ? null : await appeals.latestFor(order.id);
@@ -135,9 +176,13 @@ export function createFormService(deps: {
           pending && qrPayload
             ? await QRCode.toDataURL(qrPayload, { margin: 2, width: 240, errorCorrectionLevel: 'M' })
             : null,
+        // A payer on a phone cannot scan their own screen: the link opens the bank app (issue 22 item 4).
+        bankLink: pending ? bankAppLink(qrPayload) : null,
         uploadAllowed: FORM_TYPES.includes(order.type),
         appeal,
         appealAllowed,
+        // The claim form waits hidden in a live pending page, shown if the order ends while open.
+        appealLater: pending && !order.test,
       };
     },
 

@@ -2,6 +2,8 @@
  * Merchants and their API keys (docs/decisions.md section 4): settings, keys stored as a digest and
  * a ciphertext, the cross-process cache invalidation.
  */
+
+export type { BrandingInput } from './merchant-branding.js';
 export { merchantsAdminRoutes } from './merchants-admin-routes.js';
 export { findMerchant, type KeyMode, type MerchantRow } from './merchants-repository.js';
 export {

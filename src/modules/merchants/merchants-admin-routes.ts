@@ -35,6 +35,21 @@ const settingsFields = {
   crypto_order_ttl_seconds: Type.Optional(Type.Integer({ minimum: 10, maximum: 7 * 86_400 })),
   payin_rate_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   settlement: Type.Optional(Type.Union([Type.Literal('fiat'), Type.Literal('usdt')])),
+  display_name: Type.Optional(
+    Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+      description: 'The name payers see on the payment form (issue 22), up to 80 characters; null clears it',
+    }),
+  ),
+  logo_url: Type.Optional(
+    Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
+      description: 'An https URL of the logo on the payment form; null clears it',
+    }),
+  ),
+  return_url: Type.Optional(
+    Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
+      description: 'The form\'s "back to the shop" link when an order gives none; a public http(s) URL',
+    }),
+  ),
   rate_markup_percent: Type.Optional(
     Type.Union([Percent, Type.Null()], {
       description: 'Crypto PAYIN rate markup percent (below 50); null: RATE_MARKUP_PAYIN_PERCENT',

@@ -28,6 +28,15 @@ const merchantFields = {
   rate_markup_percent: Type.Union([Decimal('Crypto PAYIN rate markup percent'), Type.Null()], {
     description: 'null: the service default RATE_MARKUP_PAYIN_PERCENT',
   }),
+  display_name: Type.Union([Type.String(), Type.Null()], {
+    description: 'Shown to payers on the payment form',
+  }),
+  logo_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'https URL of the logo on the payment form',
+  }),
+  return_url: Type.Union([Type.String(), Type.Null()], {
+    description: 'The form\'s "back to the shop" link when the order gives none',
+  }),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   updated_at: Type.String({ description: 'ISO 8601 UTC' }),
 };

@@ -6,6 +6,8 @@ import { money } from '../../lib/money.js';
 import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
 import { writeAudit } from '../audit/index.js';
 import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../catalog/index.js';
+import { type Allowlist, parseAllowlist } from '../outbound/index.js';
+import { type BrandingInput, brandingToColumns } from './merchant-branding.js';
 import {
   findActiveKeyCiphertext,
   findMerchant,
@@ -27,8 +29,8 @@ export async function notifyCaches(ex: Executor): Promise<void> {
   await notify(ex, CACHE_CHANNEL);
 }
 
-/** Merchant settings as the admin API takes them (issue 2, `POST /admin/merchants`). */
-export interface MerchantSettingsInput {
+/** Merchant settings as the admin API takes them (issue 2, `POST /admin/merchants`; branding, issue 22). */
+export interface MerchantSettingsInput extends BrandingInput {
   currencies?: string[];
   payment_types?: string[];
   payin_fee_percent?: number | string;
@@ -66,6 +68,9 @@ export function merchantView(m: MerchantRow) {
     payin_rate_limit: m.payinRateLimitPerSecond,
     settlement: m.settlement,
     rate_markup_percent: m.rateMarkupPercent,
+    display_name: m.displayName,
+    logo_url: m.logoUrl,
+    return_url: m.returnUrl,
     created_at: m.createdAt.toISOString(),
     updated_at: m.updatedAt.toISOString(),
   };
@@ -96,8 +101,9 @@ function limitValue(field: string, value: number | string | undefined): string |
 export function settingsToColumns(
   input: MerchantSettingsInput,
   maxAmountDeviation = Number.POSITIVE_INFINITY,
+  allowlist: Allowlist = parseAllowlist(''),
 ): Partial<NewMerchantRow> {
-  const out: Partial<NewMerchantRow> = {};
+  const out: Partial<NewMerchantRow> = brandingToColumns(input, allowlist);
   if (input.currencies !== undefined) {
     const bad = input.currencies.find((c) => !FIAT_CURRENCIES.includes(c));
     if (bad !== undefined) throw invalidField('currencies', `unknown currency ${bad}`);
@@ -164,6 +170,8 @@ export interface MerchantsServiceDeps {
   keyCacheMs?: number;
   /** Cap of the default amount deviations (MAX_AMOUNT_DEVIATION, rubles). */
   maxAmountDeviation?: number;
+  /** OUTBOUND_ALLOWLIST: private hosts a `return_url` or `logo_url` may name anyway. */
+  allowlist?: Allowlist;
 }
 
 /** The longest an old key may live on after a rotation: 7 days. */
@@ -199,7 +207,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
      * its first API key. Throws ALREADY_EXISTS for a taken id, VALIDATION_ERROR for bad settings.
      */
     async create(merchantId: string, input: MerchantSettingsInput, actor: AdminActor) {
-      const columns = settingsToColumns(input, deps.maxAmountDeviation);
+      const columns = settingsToColumns(input, deps.maxAmountDeviation, deps.allowlist);
       try {
         return await db.transaction(async (tx) => {
           const merchant = await insertMerchant(tx, {
@@ -236,7 +244,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
 
     /** Changes settings (and `enabled`); audited with before/after. */
     async update(merchantId: string, input: MerchantSettingsInput, actor: AdminActor): Promise<MerchantView> {
-      const columns = settingsToColumns(input, deps.maxAmountDeviation);
+      const columns = settingsToColumns(input, deps.maxAmountDeviation, deps.allowlist);
       const view = await db.transaction(async (tx) => {
         const before = await findMerchantForUpdate(tx, merchantId);
         if (!before) throw new AppError('NOT_FOUND');

@@ -31,6 +31,8 @@ interface CommandBase {
   /** The merchant's `order_id`, or null (the internal id is then the external id). */
   orderId: string | null;
   successCallbackUrl: string | null;
+  /** The payment form's "back to the shop" link (issue 22), validated like the callback URL. */
+  returnUrl: string | null;
   client: ClientFields;
   comment: string | null;
 }
@@ -102,6 +104,7 @@ function base(body: CreateOrderBody, ctx: ParseContext): Omit<CommandBase, 'clie
   return {
     orderId: typeof body.order_id === 'string' ? body.order_id : null,
     successCallbackUrl: callbackUrl(body.success_callback_url, ctx.outboundAllowlist),
+    returnUrl: callbackUrl(body.return_url, ctx.outboundAllowlist, 'return_url'),
     comment: body.comment ?? null,
   };
 }

@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox';
-import { AppError, invalidField } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
 import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../catalog/index.js';
 import type { MerchantRow } from '../merchants/index.js';
-import { type Allowlist, isForbiddenLiteralHost } from '../outbound/index.js';
+import { type Allowlist, publicUrl } from '../outbound/index.js';
 import type { CreateOrderBodySchema } from './orders-schemas.js';
 
 /**
@@ -117,18 +117,5 @@ export function callbackUrl(
   allowlist: Allowlist,
   field = 'success_callback_url',
 ): string | null {
-  if (value === undefined || value === null || value === '') return null;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw invalidField(field, 'must be an absolute http(s) URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw invalidField(field, 'must be an absolute http(s) URL');
-  }
-  if (isForbiddenLiteralHost(url, allowlist)) {
-    throw invalidField(field, 'must be a public address, not a private or local one');
-  }
-  return value;
+  return publicUrl(value, allowlist, field);
 }

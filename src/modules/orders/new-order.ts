@@ -60,6 +60,7 @@ export function newOrderRow(input: {
     usdtAmountAfterFee: null,
     status: 'pending',
     successCallbackUrl: command.successCallbackUrl,
+    returnUrl: command.returnUrl,
     clientId: command.client.clientId,
     clientRegisteredAt: command.client.clientRegisteredAt,
     clientOrdersCount: command.client.clientOrdersCount,

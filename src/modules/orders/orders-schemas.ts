@@ -26,6 +26,15 @@ export const CreateOrderBodySchema = Type.Object(
     ),
     direction: Type.Optional(Type.Union([Type.Literal('PAYIN'), Type.Literal('PAYOUT')])),
     success_callback_url: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
+    return_url: Type.Optional(
+      Nullable(
+        Type.String({
+          maxLength: 2048,
+          description:
+            'Extension (issue 22): where the payment form\'s "back to the shop" button leads; a public http(s) URL',
+        }),
+      ),
+    ),
     client_id: Type.Optional(Nullable(Type.String({ maxLength: 256 }))),
     client_registered_at: Type.Optional(Type.Unknown()),
     client_orders_count: Type.Optional(Type.Unknown()),

@@ -9,3 +9,4 @@ export {
   type OutboundGuard,
   type Resolver,
 } from './outbound-guard.js';
+export { publicUrl } from './public-url.js';

@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { logFailure } from '../../http/error-handler.js';
 import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import type { App } from '../../http/schemas.js';
+import { portalBrandingPages } from './portal-branding-pages.js';
 import { portalExports } from './portal-exports.js';
 import { portalPages } from './portal-pages.js';
 import { portalReports, reportAssets } from './portal-reports.js';
@@ -142,6 +143,7 @@ export function portalRoutes(
       });
       portalPages(pages, { portal: deps.portal, users });
       portalSandboxPages(pages, { portal: deps.portal });
+      portalBrandingPages(pages, { portal: deps.portal });
       portalReports(pages, { portal: deps.portal });
       portalExports(pages, { portal: deps.portal });
     });

@@ -5,7 +5,7 @@ import { isUuid } from '../../lib/ids.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import type { AppealsService } from '../appeals/index.js';
 import { type LedgerService, type StatementPeriod, statementLines } from '../ledger/index.js';
-import type { MerchantsService } from '../merchants/index.js';
+import type { BrandingInput, MerchantsService } from '../merchants/index.js';
 import { adminOrderView, type OrderFilter, type OrdersService, streamOrders } from '../orders/index.js';
 import type { ReceiptsService } from '../receipts/index.js';
 import { outcomesFor, type SandboxOutcome, type SandboxService } from '../sandbox/index.js';
@@ -144,6 +144,16 @@ export function createPortalService(deps: {
       deps.merchants.rotateKey(user.merchantId, actorOf(user, ip), graceSeconds),
 
     appeals: (user: PortalUser) => deps.appeals.forMerchant(user.merchantId, { limit: 200 }),
+
+    /** What the payment form shows of the merchant (issue 22 item 2): name, logo, return URL. */
+    async branding(user: PortalUser) {
+      const m = await deps.merchants.get(user.merchantId);
+      return { display_name: m.display_name, logo_url: m.logo_url, return_url: m.return_url };
+    },
+
+    /** The owner sets the form's branding; the merchants service validates (VALIDATION_ERROR). */
+    setBranding: (user: PortalUser, input: BrandingInput, ip: string) =>
+      deps.merchants.update(user.merchantId, input, actorOf(user, ip)),
 
     /** A test order of the merchant driven to an outcome (the sandbox buttons; owner and developer). */
     driveSandbox: (

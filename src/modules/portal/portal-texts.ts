@@ -114,6 +114,15 @@ export const PORTAL_TEXTS = {
     byType: 'By payment type',
     chartTitle: 'PAYIN orders per day, last 30 days',
     reportsJson: 'The same figures as JSON',
+    paymentPage: 'Payment page',
+    paymentPageText:
+      'What payers see on the payment form: your name, your logo, and where the "back to the shop" button leads after the payment. An order created with its own return_url uses that one.',
+    displayName: 'Name shown to payers',
+    logoUrl: 'Logo URL (https, square, at least 64 px)',
+    returnUrl: 'Return URL (after success, failure or expiry)',
+    emptyClears: 'Leave a field empty to remove it.',
+    save: 'Save',
+    flash_branding_saved: 'Saved: the payment form shows it from now on.',
   },
   ru: {
     portal: 'Кабинет мерчанта',
@@ -226,6 +235,15 @@ export const PORTAL_TEXTS = {
     byType: 'По типам оплаты',
     chartTitle: 'PAYIN-заказы по дням за 30 дней',
     reportsJson: 'Те же цифры в JSON',
+    paymentPage: 'Страница оплаты',
+    paymentPageText:
+      'Что плательщик видит на форме оплаты: ваше название, логотип и куда ведёт кнопка «Вернуться в магазин» после оплаты. Заказ, созданный со своим return_url, использует его.',
+    displayName: 'Название для плательщиков',
+    logoUrl: 'Адрес логотипа (https, квадратный, от 64 px)',
+    returnUrl: 'Адрес возврата (после оплаты, отмены или истечения)',
+    emptyClears: 'Оставьте поле пустым, чтобы убрать его.',
+    save: 'Сохранить',
+    flash_branding_saved: 'Сохранено: форма оплаты уже показывает это.',
   },
 } as const satisfies Record<PortalLang, Record<string, string>>;
 

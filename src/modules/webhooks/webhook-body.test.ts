@@ -14,6 +14,7 @@ function row(overrides: Partial<OrderRow> = {}): OrderRow {
     direction: 'PAYIN',
     method: 'fiat',
     type: 'sim',
+    returnUrl: null,
     currency: 'RUB',
     amount: '100000',
     payableAmount: '100001',

@@ -264,6 +264,7 @@ export function createServices(deps: {
   });
   return {
     audit: createAuditService({ database }),
+    clock,
     banks,
     crypto,
     database,
@@ -302,7 +303,7 @@ export function createServices(deps: {
     ledger,
     merchants,
     metrics,
-    operators: createOperatorsService({ database, clock }),
+    operators: createOperatorsService({ database, clock, secretBox }),
     orders,
     payouts,
     chains,

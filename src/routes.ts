@@ -120,6 +120,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
   // Password guessing is limited whatever RATE_LIMITS says: a security control, not a merchant quota.
   backofficeRoutes(app, {
     services,
+    clock: services.clock,
     uploads,
     loginThrottle: createRateLimits({ enabled: true }).failures('backoffice-login', RATE_RULES.login),
   });

@@ -31,6 +31,9 @@ Operators (back office accounts)
   operator create <username> --role admin|support|payouts|viewer [--password "..."]
                   (without --password one is generated and shown once)
   operator list | operator token <username> --name ci-bot
+  operator tokens <username> | operator revoke-token <username> <token-id>
+  operator allow-ips <username> <ip-or-cidr,...>   ("" allows any address)
+  operator reset-2fa <username>                     (a lost phone: enrol again at next sign-in)
 Orders
   orders [--merchant id] [--status pending|success|error]
   order show <id> | order confirm <id> [--reason "..."] | order cancel <id> --reason "..."
@@ -288,6 +291,22 @@ export async function run(argv: string[]): Promise<unknown> {
       return call('POST', `/admin/operators/${encodeURIComponent(need(id, 'username'))}/tokens`, {
         name: need(o.name, '--name'),
       });
+    case 'operator tokens':
+      return call('GET', `/admin/operators/${encodeURIComponent(need(id, 'username'))}/tokens`);
+    case 'operator revoke-token':
+      return call(
+        'POST',
+        `/admin/operators/${encodeURIComponent(need(id, 'username'))}/tokens/${encodeURIComponent(need(rest[1], 'token id'))}/revoke`,
+      );
+    case 'operator allow-ips':
+      return call('PATCH', `/admin/operators/${encodeURIComponent(need(id, 'username'))}`, {
+        ip_allowlist: (rest[1] ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      });
+    case 'operator reset-2fa':
+      return call('POST', `/admin/operators/${encodeURIComponent(need(id, 'username'))}/two-factor/reset`);
     case 'order show':
       return call('GET', `/admin/orders/${await orderPath(need(id, 'order id'), o.merchant)}`);
     case 'order confirm':

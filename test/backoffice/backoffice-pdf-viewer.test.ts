@@ -79,7 +79,7 @@ describe('a PDF receipt is shown in the console (issue 17 item 11)', { skip }, (
       await page.fill('input[name=username]', user.username);
       await page.fill('input[name=password]', user.password);
       await page.click('button[type=submit]');
-      await page.waitForURL(/\/backoffice\/orders/);
+      await page.waitForURL(/\/backoffice\/dashboard/);
       await page.goto(`${base}/backoffice/orders/${order.id}`);
       const frame = page.locator('iframe.viewer');
       await frame.scrollIntoViewIfNeeded();

@@ -1,6 +1,31 @@
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import * as OTPAuth from 'otpauth';
 import type { App } from '../../src/http/schemas.js';
+import { sleep } from './wait.js';
+
+/** TOTP secrets of the operators this process enrolled, by username (codes for the next sign-ins). */
+export const operatorSecrets = new Map<string, string>();
+const lastStep = new Map<string, number>();
+
+/**
+ * A code of `secret` that the service has not accepted yet: each code is good once (RFC 6238 5.2), so
+ * a second sign-in in the same 30 s step takes the next step's code (accepted one step ahead), and a
+ * third waits for the clock.
+ */
+export async function nextCode(secret: string): Promise<string> {
+  for (;;) {
+    const now = Math.floor(Date.now() / 30_000);
+    const step = Math.max(now, (lastStep.get(secret) ?? -1) + 1);
+    if (step <= now + 1) {
+      lastStep.set(secret, step);
+      return new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30 }).generate({
+        timestamp: step * 30_000,
+      });
+    }
+    await sleep(1000);
+  }
+}
 
 /** The cookies a response sets, as one `Cookie` header value (name=value; ...). */
 export function cookiesOf(res: LightMyRequestResponse): string {
@@ -15,6 +40,7 @@ export async function postLogin(
   username: string,
   password: string,
   ip = '127.0.0.1',
+  code = '',
 ): Promise<LightMyRequestResponse> {
   const form = await app.inject({ method: 'GET', url: '/backoffice/login', remoteAddress: ip });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
@@ -23,7 +49,7 @@ export async function postLogin(
     url: '/backoffice/login',
     remoteAddress: ip,
     headers: { cookie: cookiesOf(form), 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: csrf, username, password }).toString(),
+    payload: new URLSearchParams({ _csrf: csrf, username, password, code }).toString(),
   });
 }
 
@@ -33,12 +59,35 @@ export interface ConsoleSession {
   csrf: string;
 }
 
-/** Logs in through the console form and reads the session's CSRF token from a page. */
+/**
+ * Logs in through the console form (with the next TOTP code when this process enrolled the
+ * operator) and reads the session's CSRF token from a page. An admin or payouts operator without
+ * two-factor is enrolled on the way, as the console demands; the secret is kept in `operatorSecrets`.
+ */
 export async function consoleLogin(app: App, username: string, password: string): Promise<ConsoleSession> {
-  const res = await postLogin(app, username, password);
+  const known = operatorSecrets.get(username);
+  const res = await postLogin(app, username, password, '127.0.0.1', known ? await nextCode(known) : '');
   assert.equal(res.statusCode, 303, res.body);
-  assert.match(String(res.headers.location), /^\/backoffice$/, 'logged in');
   const cookie = cookiesOf(res);
+  if (res.headers.location === '/backoffice/account/two-factor') {
+    const enrol = await app.inject({
+      method: 'GET',
+      url: '/backoffice/account/two-factor',
+      headers: { cookie },
+    });
+    const secret = /data-testid="totp-secret">([A-Z2-7]+)</.exec(enrol.body)?.[1] ?? '';
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(enrol.body)?.[1] ?? '';
+    assert.ok(secret && csrf, enrol.body);
+    const done = await consolePost(app, { cookie, csrf }, '/backoffice/account/two-factor', {
+      secret,
+      code: await nextCode(secret),
+    });
+    assert.equal(done.statusCode, 200, done.body);
+    assert.match(done.body, /data-testid="recovery-codes"/);
+    operatorSecrets.set(username, secret);
+  } else {
+    assert.match(String(res.headers.location), /^\/backoffice$/, 'logged in');
+  }
   const page = await app.inject({ method: 'GET', url: '/backoffice/orders', headers: { cookie } });
   const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1];
   assert.ok(csrf, 'a page carries the CSRF token');

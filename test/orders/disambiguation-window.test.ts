@@ -122,19 +122,25 @@ describe('the statements of a shifting createOrder do not depend on the window s
     await addRequisite(app, { kind: 'phone' });
     const counts: number[] = [];
     for (const reach of [1, 1000]) {
-      const x = base();
-      for (let v = x - 100; v <= x + 100; v++) {
-        assert.equal((await createOrder(app, merchant, { amount: v })).statusCode, 200);
+      // Twice each, keeping the fewer: a background statement of the app (a cache refresh) may land
+      // inside one measured call; it never lands in both.
+      let fewest = Number.POSITIVE_INFINITY;
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const x = base();
+        for (let v = x - 100; v <= x + 100; v++) {
+          assert.equal((await createOrder(app, merchant, { amount: v })).statusCode, 200);
+        }
+        statements.length = 0;
+        counting = true;
+        const res = await createOrder(app, merchant, { amount: x, amountUp: reach, amountDown: reach });
+        counting = false;
+        assert.equal(res.statusCode, 200, res.body);
+        const payable = Number(res.json().payment_details.amount);
+        if (reach === 1) assert.equal(payable, x, 'all of x-1..x+1 held: the original');
+        else assert.equal(payable, x + 101, 'the first free value past the held block');
+        fewest = Math.min(fewest, statements.length);
       }
-      statements.length = 0;
-      counting = true;
-      const res = await createOrder(app, merchant, { amount: x, amountUp: reach, amountDown: reach });
-      counting = false;
-      assert.equal(res.statusCode, 200, res.body);
-      const payable = Number(res.json().payment_details.amount);
-      if (reach === 1) assert.equal(payable, x, 'all of x-1..x+1 held: the original');
-      else assert.equal(payable, x + 101, 'the first free value past the held block');
-      counts.push(statements.length);
+      counts.push(fewest);
     }
     assert.equal(counts[0], counts[1], `statements: ${counts.join(' vs ')}`);
     assert.ok((counts[0] ?? 0) <= 8, `a handful of statements, got ${counts[0]}`);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, jsonb, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
 // Tables of the operators module: only src/modules/operators/ reads and writes them (docs/architecture.md).
@@ -16,6 +16,14 @@ export const operators = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     createdAt: createdAt(),
     lastLoginAt: ts('last_login_at'),
+    /** The TOTP secret (base32) sealed with SECRET_KEY; null until the operator enrols (issue 23). */
+    totpSealed: text('totp_sealed'),
+    /** The 30 s step of the last accepted code: a code is good once (no replay within its window). */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    /** SHA-256 digests of the unused recovery codes (each shown once, good once). */
+    recoveryCodes: jsonb('recovery_codes').$type<string[]>().notNull().default([]),
+    /** Addresses and CIDR ranges the operator may sign in and use tokens from; empty: anywhere. */
+    ipAllowlist: jsonb('ip_allowlist').$type<string[]>().notNull().default([]),
   },
   (t) => [check('operators_role_ck', sql`${t.role} IN ('admin', 'support', 'payouts', 'viewer')`)],
 );
@@ -28,8 +36,13 @@ export const operatorSessions = pgTable(
     operatorId: uuid('operator_id')
       .notNull()
       .references(() => operators.id),
+    /** The session's public id (the cookie's token never leaves the browser): revoking one session. */
+    id: uuid('id').notNull().defaultRandom().unique(),
     csrfToken: text('csrf_token').notNull(),
+    /** `full`, or `enrol`: password accepted, two-factor enrolment still owed (only that page works). */
+    scope: text('scope').$type<'full' | 'enrol'>().notNull().default('full'),
     ip: text('ip'),
+    userAgent: text('user_agent'),
     createdAt: createdAt(),
     expiresAt: ts('expires_at').notNull(),
   },

@@ -3,7 +3,7 @@ import { AppError } from '../../lib/errors.js';
 import type { MerchantSettingsInput } from '../merchants/index.js';
 import type { RequisiteInput } from '../requisites/index.js';
 import { checkCsrf, requirePermission, userOf } from './backoffice-session.js';
-import { act, type Form, render, str } from './console-pages.js';
+import { act, confirmFirst, type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 const list = (v: string | undefined) =>
@@ -95,8 +95,19 @@ export function adminPages(pages: App, services: ConsoleServices) {
   });
   pages.post('/backoffice/merchants/:id/rotate-key', async (request, reply) => {
     const { id } = request.params as { id: string };
-    checkCsrf(request, (request.body as Form)._csrf);
+    const form = request.body as Form;
+    checkCsrf(request, form._csrf);
     const user = requirePermission(request, 'merchants.manage');
+    const asked = confirmFirst(request, reply, form, {
+      title: `Rotate the API key of ${id}?`,
+      changes: [
+        'A new API key is made and shown once.',
+        "The current key stops at once: the merchant's calls fail until they use the new one.",
+        'Webhooks are signed with the new key from now on.',
+      ],
+      back: `/backoffice/merchants/${id}`,
+    });
+    if (asked) return asked;
     const rotated = await merchants.rotateKey(id, user.actor);
     const merchant = await merchants.get(id);
     const [balance, entries] = await Promise.all([
@@ -110,6 +121,15 @@ export function adminPages(pages: App, services: ConsoleServices) {
     const form = request.body as Form;
     checkCsrf(request, form._csrf);
     const user = requirePermission(request, 'merchants.manage');
+    const asked = confirmFirst(request, reply, form, {
+      title: `Adjust the balance of ${id}?`,
+      changes: [
+        `${String(form.amount ?? '')} ${String(form.currency ?? 'RUB')} posted to the merchant's balance as a ledger entry.`,
+        `Reason on the ledger and the audit trail: ${String(form.reason ?? '')}`,
+      ],
+      back: `/backoffice/merchants/${id}`,
+    });
+    if (asked) return asked;
     return act(reply, `/backoffice/merchants/${id}`, async () => {
       await ledger.adjust(
         id,
@@ -157,6 +177,17 @@ export function adminPages(pages: App, services: ConsoleServices) {
     const form = request.body as Form;
     checkCsrf(request, form._csrf);
     const user = requirePermission(request, 'pool.manage');
+    if (form.enabled === 'false') {
+      const asked = confirmFirst(request, reply, form, {
+        title: 'Disable this requisite?',
+        changes: [
+          'No new order gets this requisite.',
+          'Pending orders on it keep it: their payers may still pay there.',
+        ],
+        back: '/backoffice/requisites',
+      });
+      if (asked) return asked;
+    }
     return act(reply, '/backoffice/requisites', async () => {
       await requisites.update(
         id,

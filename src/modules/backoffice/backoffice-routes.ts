@@ -10,16 +10,22 @@ import { logFailure } from '../../http/error-handler.js';
 import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import { MULTIPART_LIMITS, type UploadReader } from '../../http/multipart.js';
 import type { App } from '../../http/schemas.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
+import { accountPages } from './backoffice-account-pages.js';
 import { adminPages } from './backoffice-admin-pages.js';
 import { appealPages } from './backoffice-appeal-pages.js';
 import { chainPages } from './backoffice-chain-pages.js';
+import { dashboardPages, failingWebhookPages } from './backoffice-dashboard-pages.js';
 import { devicePages } from './backoffice-device-pages.js';
+import { operatorPages } from './backoffice-operator-pages.js';
+import { orderListPages } from './backoffice-order-list.js';
+import { receiptPages } from './backoffice-receipt-pages.js';
 import {
   checkCsrf,
   checkLoginCsrf,
   cookieOptions,
+  ENROL_PATH,
   issueLoginCsrf,
   LOGIN_CSRF_COOKIE,
   loadSession,
@@ -27,15 +33,28 @@ import {
   SESSION_COOKIE,
   userOf,
 } from './backoffice-session.js';
-import { act, consoleErrorText, type Form, render, safeBack, str } from './console-pages.js';
+import {
+  accountText,
+  act,
+  confirmFirst,
+  consoleErrorText,
+  type Form,
+  render,
+  safeBack,
+  str,
+} from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
+import { createDashboard } from './dashboard.js';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CSS = readFileSync(here('./assets/backoffice.css'));
 
-/** The console's Content-Security-Policy: no script at all, our own styles, frames of our own only. */
+/**
+ * The console's Content-Security-Policy: our own scripts only (the dashboard's live figures; every
+ * page works without them), our own styles, frames of our own only.
+ */
 const CONSOLE_CSP =
-  "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-src 'self'; object-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; object-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
  * The operators' console at `/backoffice` (issue 8): server-rendered pages over the same services
@@ -46,6 +65,7 @@ export function backofficeRoutes(
   app: App,
   deps: {
     services: ConsoleServices;
+    clock: Clock;
     /** Reads and drops multipart uploads (a payout's proof). */
     uploads: UploadReader;
     /** Wrong-password throttle per IP (only failures count). */
@@ -108,18 +128,20 @@ export function backofficeRoutes(
       await deps.loginThrottle.check(request);
       const form = request.body as Form;
       if (!checkLoginCsrf(request, form._csrf)) return reply.redirect('/backoffice/login?error=expired', 303);
-      const session = await operators.login(
-        String(form.username ?? ''),
-        String(form.password ?? ''),
-        request.ip,
-      );
-      if (!session) {
+      const session = await operators.login({
+        username: String(form.username ?? ''),
+        password: String(form.password ?? ''),
+        code: String(form.code ?? ''),
+        ip: request.ip,
+        userAgent: String(request.headers['user-agent'] ?? ''),
+      });
+      if (!session.ok) {
         await deps.loginThrottle.fail(request);
         return reply.redirect('/backoffice/login?error=invalid', 303);
       }
       void reply.clearCookie(LOGIN_CSRF_COOKIE, cookieOptions(request));
       void reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, 12 * 3600));
-      return reply.redirect('/backoffice', 303);
+      return reply.redirect(session.scope === 'enrol' ? ENROL_PATH : '/backoffice', 303);
     });
     scope.post('/backoffice/logout', async (request, reply) => {
       const token = request.cookies[SESSION_COOKIE];
@@ -139,25 +161,11 @@ export function backofficeRoutes(
 
       pages.get('/backoffice', async (request, reply) => {
         const user = userOf(request);
-        return reply.redirect(user.can('orders.read') ? '/backoffice/orders' : '/backoffice/payouts', 303);
+        return reply.redirect(user.can('orders.read') ? '/backoffice/dashboard' : '/backoffice/payouts', 303);
       });
 
       // --- orders ---------------------------------------------------------------------------------
-      pages.get('/backoffice/orders', async (request, reply) => {
-        requirePermission(request, 'orders.read');
-        const q = request.query as Form;
-        const page = Math.max(1, Number(q.page ?? 1) || 1);
-        const filter = {
-          ...(str(q.merchant_id) ? { merchantId: str(q.merchant_id) } : {}),
-          ...(str(q.status) ? { status: str(q.status) } : {}),
-          ...(str(q.direction) ? { direction: str(q.direction) } : {}),
-          ...(str(q.type) ? { type: str(q.type) } : {}),
-          ...(str(q.from) ? { from: parseUtcDateTime('from', String(str(q.from))) } : {}),
-          ...(str(q.to) ? { to: parseUtcPeriodEnd('to', String(str(q.to))) } : {}),
-        };
-        const list = await orders.listAdminOrders(filter, page, 50);
-        return render(request, reply, 'orders.eta', { list, q, page });
-      });
+      orderListPages(pages, services);
 
       pages.get('/backoffice/orders/:id', async (request, reply) => {
         requirePermission(request, 'orders.read');
@@ -175,6 +183,18 @@ export function backofficeRoutes(
         const form = request.body as Form;
         checkCsrf(request, form._csrf);
         const user = userOf(request);
+        const order = await orders.getAdminOrder(id);
+        const asked = confirmFirst(request, reply, form, {
+          title: `Confirm order ${order.payment_id}?`,
+          changes: [
+            `${order.direction} ${order.amount} ${order.currency} (${order.type}) becomes success${order.status === 'error' ? ', after it had ended: a late confirmation' : ''}.`,
+            order.direction === 'PAYIN'
+              ? "The merchant's balance is credited and the success webhook is sent."
+              : 'The payout is recorded as sent and the merchant is told.',
+          ],
+          back: `/backoffice/orders/${id}`,
+        });
+        if (asked) return asked;
         return act(reply, `/backoffice/orders/${id}`, async () => {
           await orders.confirm(
             id,
@@ -194,6 +214,15 @@ export function backofficeRoutes(
         const { id } = request.params as { id: string };
         const form = request.body as Form;
         checkCsrf(request, form._csrf);
+        const asked = confirmFirst(request, reply, form, {
+          title: `Cancel order ${id}?`,
+          changes: [
+            'The order ends with status error (cancelled by you); its requisite is released.',
+            `Reason kept on the order and the audit trail: ${String(form.reason ?? '')}`,
+          ],
+          back: `/backoffice/orders/${id}`,
+        });
+        if (asked) return asked;
         return act(reply, `/backoffice/orders/${id}`, async () => {
           const reason = str(form.reason);
           if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
@@ -217,50 +246,17 @@ export function backofficeRoutes(
         );
       });
 
-      // --- receipts -------------------------------------------------------------------------------
-      pages.get('/backoffice/receipts', async (request, reply) => {
-        requirePermission(request, 'orders.read');
-        const status = (request.query as Form).status ?? 'under_review';
-        const list = await receipts.list(status as 'under_review' | 'accepted' | 'rejected', 200);
-        return render(request, reply, 'receipts.eta', { list, status });
-      });
-      pages.get('/backoffice/receipts/:id/file', async (request, reply) => {
-        requirePermission(request, 'orders.read');
-        const file = await receipts.file((request.params as { id: string }).id);
-        return (
-          reply
-            .header('content-type', file.contentType)
-            .header('content-disposition', `inline; filename="${file.filename}"`)
-            .header('x-content-type-options', 'nosniff')
-            // Shown inside the console's own order page (frame-ancestors 'self'); sandboxed, no script.
-            .header(
-              'content-security-policy',
-              "default-src 'none'; img-src 'self'; object-src 'self'; sandbox; frame-ancestors 'self'",
-            )
-            .send(file.stream)
-        );
-      });
-      for (const decision of ['accept', 'reject'] as const) {
-        pages.post(`/backoffice/receipts/:id/${decision}`, async (request, reply) => {
-          const { id } = request.params as { id: string };
-          const form = request.body as Form;
-          checkCsrf(request, form._csrf);
-          const user = requirePermission(request, 'receipts.moderate');
-          return act(reply, safeBack(str(form.back), '/backoffice/receipts'), async () => {
-            const reason = str(form.reason) ?? null;
-            if (decision === 'reject' && !reason)
-              throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
-            await receipts.review(id, decision === 'accept' ? 'accepted' : 'rejected', reason, user.actor);
-            return decision === 'accept' ? 'Receipt accepted' : 'Receipt rejected';
-          });
-        });
-      }
+      receiptPages(pages, services);
 
       // --- payouts --------------------------------------------------------------------------------
       pages.get('/backoffice/payouts', async (request, reply) => {
         requirePermission(request, 'payouts.read');
         const status = ((request.query as Form).status ?? 'pending') as 'pending' | 'success' | 'error';
-        return render(request, reply, 'payouts.eta', { list: await payouts.list(status, 200), status });
+        return render(request, reply, 'payouts.eta', {
+          list: await payouts.list(status, 200),
+          status,
+          accountText,
+        });
       });
       pages.post('/backoffice/payouts/:id/take', async (request, reply) => {
         const { id } = request.params as { id: string };
@@ -299,6 +295,10 @@ export function backofficeRoutes(
       });
 
       adminPages(pages, services);
+      accountPages(pages, services);
+      dashboardPages(pages, { dashboard: createDashboard(services, deps.clock) });
+      failingWebhookPages(pages, { webhooks });
+      operatorPages(pages, services);
       devicePages(pages, services);
       appealPages(pages, services);
       chainPages(pages, services);

@@ -7,11 +7,15 @@ import { can, type Permission } from '../operators/index.js';
 
 export const SESSION_COOKIE = 'bo_session';
 export const LOGIN_CSRF_COOKIE = 'bo_login_csrf';
+/** The page an operator who owes a second factor is held on. */
+export const ENROL_PATH = '/backoffice/account/two-factor';
 
 /** The signed-in operator of a console request. */
 export interface ConsoleUser {
   operator: OperatorRow;
   csrf: string;
+  /** The session's public id (its row), for "this session" on the sessions page. */
+  sessionId: string;
   actor: AdminActor;
   can: (permission: Permission) => boolean;
 }
@@ -58,15 +62,22 @@ export async function loadSession(
   operators: OperatorsService,
 ): Promise<boolean> {
   const token = request.cookies[SESSION_COOKIE];
-  const session = token ? await operators.session(token) : undefined;
+  const session = token ? await operators.session(token, request.ip) : undefined;
   if (!session) {
     await reply.redirect('/backoffice/login');
     return false;
   }
-  const { operator, csrf } = session;
+  const { operator, csrf, sessionId } = session;
+  // A money-moving role that has not enrolled its second factor may only enrol (issue 23 item 5).
+  const path = request.url.split('?')[0] ?? '';
+  if (session.scope === 'enrol' && path !== ENROL_PATH && path !== '/backoffice/logout') {
+    await reply.redirect(ENROL_PATH, 303);
+    return false;
+  }
   request.consoleUser = {
     operator,
     csrf,
+    sessionId,
     actor: { name: `operator:${operator.username}`, ip: request.ip, role: operator.role },
     can: (permission) => can(operator.role, permission),
   };

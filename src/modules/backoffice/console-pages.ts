@@ -71,3 +71,42 @@ export async function act(reply: FastifyReply, back: string, action: () => Promi
 
 /** A form field, trimmed; undefined when empty. */
 export const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
+
+/** What a confirmation page says before a destructive or money-moving action (issue 23 item 4). */
+export interface Confirmation {
+  title: string;
+  /** Each change the action makes, in the operator's words. */
+  changes: string[];
+  /** Where "Cancel" goes (a console path). */
+  back: string;
+}
+
+/**
+ * Asks first: a post without `confirmed=yes` is answered with a page that shows what will change and
+ * re-posts the same fields with `confirmed=yes`; the action runs only then. Returns the page's
+ * answer, or null when the post is confirmed.
+ */
+export function confirmFirst(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  form: Form,
+  confirmation: Confirmation,
+) {
+  if (form.confirmed === 'yes') return null;
+  const fields = Object.entries(form).filter(
+    ([k, v]) => k !== '_csrf' && k !== 'confirmed' && v !== undefined,
+  );
+  return render(request, reply, 'confirm.eta', {
+    ...confirmation,
+    back: safeBack(confirmation.back, '/backoffice'),
+    action: request.url.split('?')[0],
+    fields,
+  });
+}
+
+/** A payout account as an operator types it into a bank app: cards in fours, phones as +7 (XXX) XXX-XX-XX. */
+export function accountText(account: string): string {
+  if (/^\d{16,19}$/.test(account)) return (account.match(/.{1,4}/g) ?? [account]).join(' ');
+  const phone = /^[78](\d{3})(\d{3})(\d{2})(\d{2})$/.exec(account);
+  return phone ? `+7 (${phone[1]}) ${phone[2]}-${phone[3]}-${phone[4]}` : account;
+}

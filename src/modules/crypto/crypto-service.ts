@@ -6,6 +6,7 @@ import { createChainTransfers } from './chain-transfers.js';
 import { createCryptoKeys } from './crypto-keys.js';
 import { createCryptoPayins } from './crypto-payins.js';
 import { createCryptoPayments } from './crypto-payments.js';
+import { orderIdsOfTx } from './tx-search.js';
 
 /**
  * Crypto PAYIN (docs/api.md "createOrder - crypto PAYIN"; docs/decisions.md sections 6 and 8;
@@ -34,6 +35,8 @@ export function createCryptoService(deps: {
     setXpub: keys.setXpub,
     addPoolAddresses: keys.addPoolAddresses,
     overview: keys.overview,
+    /** The orders a chain transaction paid, by its hash (the operators' search). */
+    ordersOfTx: (text: string) => orderIdsOfTx(deps.database.db, text),
   };
 }
 

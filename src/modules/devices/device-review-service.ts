@@ -12,6 +12,7 @@ import {
   findDevice,
   findEvent,
   listEvents,
+  orderIdsOfMessages,
   updateEvent,
 } from './devices-repository.js';
 
@@ -54,6 +55,9 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
   const db = database.db;
 
   return {
+    /** The orders bank messages paid, by the message's id or a piece of its text (the operators' search). */
+    ordersOfMessage: (text: string) => orderIdsOfMessages(db, text),
+
     async list(filter: { status?: DeviceEventRow['status']; device_id?: string; limit?: number }) {
       if (filter.device_id && !isUuid(filter.device_id)) return [];
       const rows = await listEvents(db, {

@@ -201,3 +201,22 @@ export async function quietDevices(ex: Executor, before: Date) {
       ),
     );
 }
+
+/**
+ * The orders bank messages confirmed or were assigned to, found by the message's id or a piece of
+ * its text (the operators' search, issue 23 item 2): at most 20, newest first. `%` and `_` in the
+ * text are literal.
+ */
+export async function orderIdsOfMessages(ex: Executor, text: string): Promise<string[]> {
+  const q = text.trim();
+  if (q.length < 4 || q.length > 200) return [];
+  const byId = /^[0-9a-f-]{36}$/i.test(q) ? eq(deviceEvents.id, q.toLowerCase()) : undefined;
+  const like = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = await ex
+    .select({ orderId: deviceEvents.orderId })
+    .from(deviceEvents)
+    .where(and(isNotNull(deviceEvents.orderId), byId ?? sql`${deviceEvents.text} ILIKE ${like}`))
+    .orderBy(desc(deviceEvents.createdAt))
+    .limit(20);
+  return rows.flatMap((r) => (r.orderId ? [r.orderId] : []));
+}

@@ -22,7 +22,7 @@ export function createAdminAuth(deps: {
     if (token && safeEqual(token, deps.adminToken)) {
       actor = { name: 'admin-token', ip: request.ip, role: 'admin' };
     } else if (token.startsWith('op_')) {
-      const op = await deps.operators.byApiToken(token);
+      const op = await deps.operators.byApiToken(token, request.ip);
       if (op) actor = { name: `operator:${op.username}`, ip: request.ip, role: op.role };
     }
     if (!actor) throw new AppError('UNAUTHORIZED');

@@ -1,12 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
 import {
+  OperatorActionSchema,
   OperatorCreatedSchema,
   OperatorSchema,
   OperatorTokenSchema,
   RoleSchema,
+  SessionViewSchema,
   TokensRevokedSchema,
+  TokenViewSchema,
 } from './operators-admin-schemas.js';
 import type { OperatorsService } from './operators-service.js';
 
@@ -51,6 +55,13 @@ export function operatorsAdminRoutes(app: App, deps: { operators: OperatorsServi
           role: Type.Optional(RoleSchema),
           enabled: Type.Optional(Type.Boolean()),
           password: Type.Optional(Type.String({ maxLength: 200 })),
+          ip_allowlist: Type.Optional(
+            Type.Array(Type.String({ maxLength: 60 }), {
+              maxItems: 50,
+              description:
+                'Addresses and CIDR ranges the operator signs in and uses tokens from; [] allows all',
+            }),
+          ),
         }),
         response: { 200: Envelope(OperatorSchema), ...errorResponses },
       },
@@ -88,6 +99,86 @@ export function operatorsAdminRoutes(app: App, deps: { operators: OperatorsServi
     async (request) => {
       await operators.revokeTokens(request.params.username, actorOf(request));
       return { success: true as const, data: { username: request.params.username, revoked: true as const } };
+    },
+  );
+
+  const Item = Type.Object({ username: Type.String({ maxLength: 40 }), id: Type.String({ maxLength: 40 }) });
+  const done = (username: string, what: string) => ({
+    success: true as const,
+    data: { username, done: what },
+  });
+  app.get(
+    '/admin/operators/:username/tokens',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "The operator's API tokens, live and revoked (never their values)",
+        params: Username,
+        response: { 200: Envelope(Type.Array(TokenViewSchema)), ...errorResponses },
+      },
+    },
+    async (request) => ({ success: true as const, data: await operators.tokensOf(request.params.username) }),
+  );
+  app.post(
+    '/admin/operators/:username/tokens/:id/revoke',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Revoke one API token; the others keep working',
+        params: Item,
+        response: { 200: Envelope(OperatorActionSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      await operators.revokeTokens(request.params.username, actorOf(request), request.params.id);
+      return done(request.params.username, 'token_revoked');
+    },
+  );
+  app.get(
+    '/admin/operators/:username/sessions',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: "The operator's live console sessions",
+        params: Username,
+        response: { 200: Envelope(Type.Array(SessionViewSchema)), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const op = (await operators.list()).find((o) => o.username === request.params.username);
+      if (!op) throw new AppError('NOT_FOUND');
+      return { success: true as const, data: await operators.sessionsOf(op) };
+    },
+  );
+  app.post(
+    '/admin/operators/:username/sessions/:id/revoke',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'End one console session of the operator',
+        params: Item,
+        response: { 200: Envelope(OperatorActionSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      await operators.revokeSession(request.params.username, request.params.id, actorOf(request));
+      return done(request.params.username, 'session_revoked');
+    },
+  );
+  app.post(
+    '/admin/operators/:username/two-factor/reset',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          "Reset the operator's two-factor (a lost phone): sessions end; enrolment again at the next sign-in",
+        params: Username,
+        response: { 200: Envelope(OperatorActionSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      await operators.resetMfa(request.params.username, actorOf(request));
+      return done(request.params.username, 'two_factor_reset');
     },
   );
 }

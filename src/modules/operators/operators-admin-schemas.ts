@@ -14,6 +14,8 @@ const operatorFields = {
   enabled: Type.Boolean(),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   last_login_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
+  two_factor: Type.Boolean({ description: 'TOTP enrolled (mandatory for admin and payouts)' }),
+  ip_allowlist: Type.Array(Type.String(), { description: 'Addresses and CIDR ranges; empty: anywhere' }),
 };
 
 /** An operator account (never its password). */
@@ -27,6 +29,7 @@ export const OperatorCreatedSchema = Type.Object({
 
 /** `POST /admin/operators/{username}/tokens`: the API token, shown once. */
 export const OperatorTokenSchema = Type.Object({
+  id: Type.String(),
   username: Type.String(),
   name: Type.String(),
   token: Type.String({ description: 'op_...; shown once' }),
@@ -34,3 +37,26 @@ export const OperatorTokenSchema = Type.Object({
 
 /** `POST /admin/operators/{username}/tokens/revoke`. */
 export const TokensRevokedSchema = Type.Object({ username: Type.String(), revoked: Type.Literal(true) });
+
+/** `GET /admin/operators/{username}/tokens`: one token, never its value. */
+export const TokenViewSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+  revoked_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
+});
+
+/** `GET /admin/operators/{username}/sessions`: one live console session. */
+export const SessionViewSchema = Type.Object({
+  id: Type.String(),
+  ip: Nullable(Type.String()),
+  user_agent: Nullable(Type.String()),
+  created_at: Type.String({ description: 'ISO 8601 UTC' }),
+  expires_at: Type.String({ description: 'ISO 8601 UTC' }),
+  scope: Type.Union([Type.Literal('full'), Type.Literal('enrol')], {
+    description: '`enrol`: two-factor enrolment still owed',
+  }),
+});
+
+/** The answer of a revocation or reset: what was done to whom. */
+export const OperatorActionSchema = Type.Object({ username: Type.String(), done: Type.String() });

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, gte, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/database.js';
 import { orderEvents, orders } from '../../db/tables/orders.js';
 import type { OrderRow } from './order-view.js';
@@ -239,18 +239,30 @@ export interface OrderFilter {
    * (digits) the amount asked or to pay (issue 21: the portal's search).
    */
   search?: string;
+  /**
+   * Orders the search also finds through other modules (a chain transfer's tx hash, a bank
+   * message's text: the operators' search, issue 23 item 2).
+   */
+  alsoIds?: string[];
+  /** The list's order: newest first (default), oldest first, or by amount. */
+  sort?: 'created_desc' | 'created_asc' | 'amount_desc' | 'amount_asc';
   /** Only sandbox (true) or only live (false) orders; both when undefined (issue 21 section 2). */
   test?: boolean;
 }
 
-function searchSql(text: string | undefined): SQL | undefined {
+function searchSql(text: string | undefined, alsoIds: readonly string[] = []): SQL | undefined {
   const q = text?.trim();
   if (!q) return undefined;
   const amount = /^\d{1,12}(\.\d{1,8})?$/.test(q) ? q : undefined;
+  // A card or phone typed as shown ("2200 1234 ...", "+7 (900) 123-45-67") is stored as digits.
+  const digits = q.replace(/[\s()+-]/g, '');
   return or(
     eq(orders.id, q),
     eq(orders.externalId, q),
     eq(orders.clientId, q),
+    // The requisite or deposit address the payer was given (a card, phone or wallet address).
+    eq(orders.pdAddress, /^\d{10,19}$/.test(digits) ? digits : q),
+    alsoIds.length > 0 ? inArray(orders.id, [...alsoIds]) : undefined,
     amount ? eq(orders.amount, amount) : undefined,
     amount ? eq(orders.payableAmount, amount) : undefined,
   );
@@ -266,7 +278,7 @@ function filterSql(f: OrderFilter): SQL | undefined {
     f.method ? eq(orders.method, f.method) : undefined,
     f.from ? gte(orders.createdAt, f.from) : undefined,
     f.to ? lt(orders.createdAt, f.to) : undefined,
-    searchSql(f.search),
+    searchSql(f.search, f.alsoIds),
     f.test === undefined ? undefined : eq(orders.test, f.test),
   );
 }
@@ -306,6 +318,19 @@ export async function* streamOrders(
 }
 
 /** A page of orders, newest first, and the total matching. */
+function sortOf(sort: OrderFilter['sort']) {
+  switch (sort) {
+    case 'created_asc':
+      return [asc(orders.createdAt), asc(orders.id)];
+    case 'amount_desc':
+      return [desc(orders.amount), desc(orders.id)];
+    case 'amount_asc':
+      return [asc(orders.amount), asc(orders.id)];
+    default:
+      return [desc(orders.createdAt), desc(orders.id)];
+  }
+}
+
 export async function listOrders(ex: Executor, filter: OrderFilter, page: number, size: number) {
   const where = filterSql(filter);
   const [rows, totals] = await Promise.all([
@@ -313,7 +338,7 @@ export async function listOrders(ex: Executor, filter: OrderFilter, page: number
       .select()
       .from(orders)
       .where(where)
-      .orderBy(desc(orders.createdAt), desc(orders.id))
+      .orderBy(...sortOf(filter.sort))
       .limit(size)
       .offset((page - 1) * size),
     ex.select({ n: count() }).from(orders).where(where),

@@ -21,6 +21,7 @@ import {
   type OrderFilter,
   orderReads,
   orderTimeline,
+  streamOrders,
 } from './orders-repository.js';
 import type { Claim } from './requisite-claim.js';
 
@@ -196,6 +197,11 @@ export function createOrdersService(deps: {
       return { total, page, size, orders: rows.map((o) => adminOrderView(o, nowMs, publicBaseUrl)) };
     },
 
+    /** Every order of a filter as operators see it, newest first, read a page at a time (the CSV export). */
+    async *streamAdminOrders(filter: OrderFilter) {
+      for await (const row of streamOrders(db, filter)) yield adminOrderView(row, clock.now(), publicBaseUrl);
+    },
+
     /** One order as operators see it, with its timeline. ORDER_NOT_FOUND. */
     async getAdminOrder(id: string) {
       const order = await findOrderById(db, id);
@@ -261,6 +267,13 @@ export function createOrdersService(deps: {
         dailySeries(db, merchantId, monthStart, end, test),
       ]);
       return { merchant_id: merchantId, generated_at: now.toISOString(), today, last_30_days: last30, daily };
+    },
+
+    /** Today's (UTC) live orders of every merchant per payment type: the operators' dashboard (issue 23). */
+    async platformToday() {
+      const now = new Date(clock.now());
+      const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+      return merchantReport(db, null, dayStart, new Date(dayStart.getTime() + 86_400_000));
     },
 
     /** Expires due pending PAYIN orders (docs/decisions.md section 5), 500 at a time. Returns how many. */

@@ -6,4 +6,4 @@
 export { portalAdminRoutes } from './portal-admin-routes.js';
 export { portalRoutes } from './portal-routes.js';
 export { createPortalService, type PortalService } from './portal-service.js';
-export { createPortalUsers, type PortalUsers, totpValid } from './portal-users.js';
+export { createPortalUsers, type PortalUsers } from './portal-users.js';

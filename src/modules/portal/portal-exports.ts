@@ -1,6 +1,5 @@
-import { Readable } from 'node:stream';
-import { stringify } from 'csv-stringify';
 import type { App } from '../../http/schemas.js';
+import { csvStream } from '../../lib/csv-stream.js';
 import type { PortalService } from './portal-service.js';
 import { type Form, portalUserOf } from './portal-session.js';
 
@@ -33,16 +32,6 @@ export const STATEMENT_COLUMNS = [
   'amount',
   'balance',
 ] as const;
-
-/**
- * Streams rows through csv-stringify with a header row: the database is read a page at a time
- * and the answer written as it goes, so no export is held in memory whatever its size (issue 21).
- */
-function csvStream(columns: readonly string[], rows: AsyncIterable<Record<string, unknown>>): Readable {
-  const out = stringify({ header: true, columns: [...columns], cast: { boolean: (b) => String(b) } });
-  Readable.from(rows).pipe(out);
-  return out;
-}
 
 /** `GET /portal/orders.csv` and `GET /portal/statement.csv`, for any filter of their pages. */
 export function portalExports(pages: App, deps: { portal: PortalService }) {

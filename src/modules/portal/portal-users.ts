@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import * as OTPAuth from 'otpauth';
-import QRCode from 'qrcode';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
+import { newTotp, totpValid } from '../../lib/totp.js';
 import { writeAudit } from '../audit/index.js';
 import {
   deleteSession,
@@ -33,23 +32,6 @@ export interface PortalUser {
   email: string;
   role: PortalRole;
   csrf: string;
-}
-
-function totpOf(secretBase32: string, email: string): OTPAuth.TOTP {
-  return new OTPAuth.TOTP({
-    issuer: 'Payment orders',
-    label: email,
-    algorithm: 'SHA1',
-    digits: 6,
-    period: 30,
-    secret: OTPAuth.Secret.fromBase32(secretBase32),
-  });
-}
-
-/** A 6-digit code of `secretBase32` within one 30 s step either side (clock drift of phones). */
-export function totpValid(secretBase32: string, code: string, nowMs: number): boolean {
-  if (!/^\d{6}$/.test(code)) return false;
-  return totpOf(secretBase32, 'x').validate({ token: code, timestamp: nowMs, window: 1 }) !== null;
 }
 
 function checkEmail(value: string): string {
@@ -117,11 +99,7 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
     },
 
     /** A fresh TOTP secret and its enrolment QR (otpauth:// URI as a PNG data URL). */
-    async newTotp(email: string) {
-      const secret = new OTPAuth.Secret({ size: 20 }).base32;
-      const uri = totpOf(secret, email).toString();
-      return { secret, uri, qr: await QRCode.toDataURL(uri, { margin: 2, width: 220 }) };
-    },
+    newTotp: (email: string) => newTotp(email),
 
     /**
      * Sets the account up from an invitation: password, and TOTP (`totpSecret` with a current

@@ -1,0 +1,42 @@
+import * as OTPAuth from 'otpauth';
+import QRCode from 'qrcode';
+
+/** TOTP as authenticator apps read it (RFC 6238): SHA-1, 6 digits, 30 s steps. */
+const STEP_MS = 30_000;
+
+function totpOf(secretBase32: string, label: string, issuer: string): OTPAuth.TOTP {
+  return new OTPAuth.TOTP({
+    issuer,
+    label,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+    secret: OTPAuth.Secret.fromBase32(secretBase32),
+  });
+}
+
+/**
+ * A fresh TOTP secret (160 bits, base32) with its `otpauth://` URI and that URI as a QR (PNG data
+ * URL) for enrolment. `label` names the account in the app (an email, an operator's name).
+ */
+export async function newTotp(label: string, issuer = 'Payment orders') {
+  const secret = new OTPAuth.Secret({ size: 20 }).base32;
+  const uri = totpOf(secret, label, issuer).toString();
+  return { secret, uri, qr: await QRCode.toDataURL(uri, { margin: 2, width: 220 }) };
+}
+
+/**
+ * The 30 s step a 6-digit `code` of `secretBase32` belongs to, within one step either side of
+ * `nowMs` (phones' clocks drift), or null. Callers that keep the last accepted step refuse a step not
+ * after it, so that a code is good once (RFC 6238 section 5.2).
+ */
+export function totpStep(secretBase32: string, code: string, nowMs: number): number | null {
+  if (!/^\d{6}$/.test(code)) return null;
+  const delta = totpOf(secretBase32, 'x', 'x').validate({ token: code, timestamp: nowMs, window: 1 });
+  return delta === null ? null : Math.floor(nowMs / STEP_MS) + delta;
+}
+
+/** Whether `code` is a current code of `secretBase32` (one step either side). */
+export function totpValid(secretBase32: string, code: string, nowMs: number): boolean {
+  return totpStep(secretBase32, code, nowMs) !== null;
+}

@@ -1,0 +1,26 @@
+// The dashboard follows its figures over Server-Sent Events (issue 23 item 1); without this script
+// the page shows the figures of its load. No inline script (CSP).
+(() => {
+  const age = (s) => {
+    if (s === null || s === undefined) return '—';
+    if (s < 60) return `${s} s`;
+    const m = Math.floor(s / 60);
+    return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+  };
+  const set = (key, text) => {
+    for (const el of document.querySelectorAll(`[data-figure="${key}"]`)) el.textContent = text;
+  };
+  const source = new EventSource('/backoffice/dashboard/stream');
+  source.addEventListener('figures', (event) => {
+    const f = JSON.parse(event.data);
+    for (const q of f.queues) {
+      set(`${q.key}.count`, q.more ? `${q.count}+` : String(q.count));
+      set(`${q.key}.oldest`, age(q.oldest_seconds));
+    }
+    set('requisites_without_device', String(f.requisites_without_device.length));
+    set('webhooks_failing', String(f.webhooks_failing));
+    set('stale_rates', String(f.stale_rates.length));
+    set('generated_at', f.generated_at.slice(11, 19));
+    document.body.dataset.live = 'yes';
+  });
+})();

@@ -1,0 +1,97 @@
+import type { App } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
+import { checkCsrf, ENROL_PATH, userOf } from './backoffice-session.js';
+import { act, type Form, render, str } from './console-pages.js';
+import type { ConsoleServices } from './console-services.js';
+
+/**
+ * The operator's own account (issue 23 item 5): two-factor enrolment (QR, then recovery codes shown
+ * once), new recovery codes, password change with the current password, and the operator's sessions
+ * and API tokens, each revocable alone. Every role has it.
+ */
+export function accountPages(pages: App, services: ConsoleServices) {
+  const { operators } = services;
+
+  pages.get('/backoffice/account', async (request, reply) => {
+    const user = userOf(request);
+    const [sessions, tokens] = await Promise.all([
+      operators.sessionsOf(user.operator),
+      operators.tokensOf(user.operator.username),
+    ]);
+    return render(request, reply, 'account.eta', {
+      operator: {
+        username: user.operator.username,
+        role: user.operator.role,
+        two_factor: user.operator.totpSealed !== null,
+      },
+      mfaRequired: operators.mfaOwed({ ...user.operator, totpSealed: null }),
+      sessions,
+      tokens,
+      current: user.sessionId,
+      codes: null,
+    });
+  });
+
+  pages.get(ENROL_PATH, async (request, reply) => {
+    const user = userOf(request);
+    if (user.operator.totpSealed) return reply.redirect('/backoffice/account', 303);
+    const totp = await operators.startEnrolment(user.operator);
+    return render(request, reply, 'two-factor.eta', { totp, required: operators.mfaOwed(user.operator) });
+  });
+
+  pages.post(ENROL_PATH, async (request, reply) => {
+    const form = request.body as Form;
+    checkCsrf(request, form._csrf);
+    const user = userOf(request);
+    if (user.operator.totpSealed) throw new AppError('ALREADY_EXISTS');
+    const codes = await operators.confirmEnrolment(
+      user.operator,
+      { secret: String(form.secret ?? ''), code: String(form.code ?? ''), sessionId: user.sessionId },
+      user.actor,
+    );
+    // Shown once, in this answer only.
+    return render(request, reply, 'recovery-codes.eta', { codes });
+  });
+
+  pages.post('/backoffice/account/recovery-codes', async (request, reply) => {
+    const form = request.body as Form;
+    checkCsrf(request, form._csrf);
+    const user = userOf(request);
+    const codes = await operators.regenerateRecovery(user.operator, String(form.code ?? ''), user.actor);
+    return render(request, reply, 'recovery-codes.eta', { codes });
+  });
+
+  pages.post('/backoffice/account/password', async (request, reply) => {
+    const form = request.body as Form;
+    checkCsrf(request, form._csrf);
+    const user = userOf(request);
+    return act(reply, '/backoffice/account', async () => {
+      if (form.new_password !== form.repeat_password)
+        throw new AppError('VALIDATION_ERROR', [
+          { field: 'repeat_password', problem: 'does not match the new password' },
+        ]);
+      await operators.changePassword(
+        user.operator,
+        String(form.current_password ?? ''),
+        String(form.new_password ?? ''),
+        user.sessionId,
+        user.actor,
+      );
+      return 'Password changed; your other sessions were ended';
+    });
+  });
+
+  for (const kind of ['sessions', 'tokens'] as const) {
+    pages.post(`/backoffice/account/${kind}/:id/revoke`, async (request, reply) => {
+      const form = request.body as Form;
+      checkCsrf(request, form._csrf);
+      const user = userOf(request);
+      const { id } = request.params as { id: string };
+      return act(reply, '/backoffice/account', async () => {
+        if (kind === 'sessions') await operators.revokeSession(user.operator.username, id, user.actor);
+        else await operators.revokeTokens(user.operator.username, user.actor, str(id) ?? '-');
+        return kind === 'sessions' ? 'Session ended' : 'Token revoked';
+      });
+    });
+  }
+}

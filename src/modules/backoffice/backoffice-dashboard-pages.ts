@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { App } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
+import { requirePermission } from './backoffice-session.js';
+import { render } from './console-pages.js';
+import type { ConsoleServices } from './console-services.js';
+import type { Dashboard } from './dashboard.js';
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+// A Map, not an object: a name such as `__proto__` must find nothing.
+const SCRIPTS = new Map([
+  ['dashboard.js', readFileSync(here('./assets/dashboard.js'))],
+  ['queue-keys.js', readFileSync(here('./assets/queue-keys.js'))],
+]);
+/** Seconds between two pushes of the figures, and how long one stream stays open (EventSource reconnects). */
+const PUSH_SECONDS = 5;
+const STREAM_SECONDS = 300;
+
+/** "12 min", "3 h 5 min": how long the oldest item of a queue has waited. */
+export function ageText(seconds: number | null): string {
+  if (seconds === null) return '—';
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
+/**
+ * The console's landing page (issue 23 item 1): the dashboard, and its Server-Sent Events stream
+ * (`event: figures`, every 5 s, for 5 minutes a connection).
+ */
+export function dashboardPages(pages: App, deps: { dashboard: Dashboard }) {
+  pages.get('/backoffice/assets/:script', async (request, reply) => {
+    const script = SCRIPTS.get((request.params as { script: string }).script);
+    if (!script) throw new AppError('NOT_FOUND');
+    return reply
+      .header('content-type', 'text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=300')
+      .send(script);
+  });
+
+  pages.get('/backoffice/dashboard', async (request, reply) => {
+    requirePermission(request, 'orders.read');
+    return render(request, reply, 'dashboard.eta', { f: await deps.dashboard.figures(), age: ageText });
+  });
+
+  pages.get('/backoffice/dashboard/stream', async (request, reply) => {
+    requirePermission(request, 'orders.read');
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      // Proxies (nginx) must pass each event on at once.
+      'x-accel-buffering': 'no',
+    });
+    let open = true;
+    const push = async () => {
+      try {
+        const figures = await deps.dashboard.figures();
+        if (open) res.write(`event: figures\ndata: ${JSON.stringify(figures)}\n\n`);
+      } catch (err) {
+        request.log.warn({ err }, 'dashboard figures failed');
+        if (open) res.write(': figures unavailable\n\n');
+      }
+    };
+    res.write(`retry: ${PUSH_SECONDS * 1000}\n\n`);
+    await push();
+    const timer = setInterval(() => void push(), PUSH_SECONDS * 1000);
+    const end = setTimeout(() => res.end(), STREAM_SECONDS * 1000);
+    request.raw.on('close', () => {
+      open = false;
+      clearInterval(timer);
+      clearTimeout(end);
+    });
+  });
+}
+
+/** Webhook deliveries failing (the dashboard's tile): retrying after a failure, or given up. */
+export function failingWebhookPages(pages: App, deps: { webhooks: ConsoleServices['webhooks'] }) {
+  pages.get('/backoffice/webhooks', async (request, reply) => {
+    requirePermission(request, 'orders.read');
+    const [pending, exhausted] = await Promise.all([
+      deps.webhooks.list({ status: 'pending' }, 500),
+      deps.webhooks.list({ status: 'exhausted' }, 200),
+    ]);
+    const list = [...pending.filter((d) => d.attempts > 0), ...exhausted];
+    return render(request, reply, 'webhooks.eta', { list });
+  });
+}

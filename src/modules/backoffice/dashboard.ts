@@ -1,0 +1,118 @@
+import type { Clock } from '../../lib/clock.js';
+import type { ConsoleServices } from './console-services.js';
+
+/** How many rows a queue figure reads at most: beyond it the dashboard says "500+". */
+const CAP = 500;
+
+/** One queue on the dashboard: how many wait, how long the oldest has waited, where the list is. */
+export interface QueueFigure {
+  key: string;
+  count: number;
+  /** True when there are more than the figure read (shown as `500+`). */
+  more: boolean;
+  /** Seconds the oldest has waited; null when the queue is empty. */
+  oldest_seconds: number | null;
+  href: string;
+}
+
+function queue(key: string, href: string, createdAts: string[], nowMs: number): QueueFigure {
+  const oldest = createdAts.reduce((min, at) => Math.min(min, Date.parse(at)), Number.POSITIVE_INFINITY);
+  return {
+    key,
+    count: Math.min(createdAts.length, CAP),
+    more: createdAts.length > CAP,
+    oldest_seconds: Number.isFinite(oldest) ? Math.max(0, Math.round((nowMs - oldest) / 1000)) : null,
+    href,
+  };
+}
+
+/**
+ * The operators' dashboard (issue 23 item 1): every queue with its count and oldest age, today's
+ * volume and conversion per payment type, requisites without a live device, failing webhook
+ * deliveries and stale rates, each with the link to its list. Read through the modules' public
+ * services, as the admin API reads them; the page refreshes it over Server-Sent Events.
+ */
+export function createDashboard(services: ConsoleServices, clock: Clock) {
+  return {
+    async figures() {
+      const now = clock.now();
+      const [
+        receipts,
+        payouts,
+        review,
+        crypto,
+        appeals,
+        today,
+        requisites,
+        devices,
+        pending,
+        exhausted,
+        rates,
+      ] = await Promise.all([
+        services.receipts.list('under_review', CAP + 1),
+        services.payouts.list('pending', CAP + 1),
+        services.deviceReview.list({ status: 'review', limit: CAP + 1 }),
+        services.crypto.overview(),
+        services.appeals.list({ status: 'open' }, CAP + 1),
+        services.orders.platformToday(),
+        services.requisites.list(),
+        services.deviceAdmin.list(),
+        services.webhooks.list({ status: 'pending' }, CAP + 1),
+        services.webhooks.list({ status: 'exhausted' }, CAP + 1),
+        services.rates.list(),
+      ]);
+      const chain = crypto.transactions_needing_attention.filter(
+        (t) => ['unmatched', 'late', 'partial', 'dropped'].includes(t.outcome ?? '') || t.reorged_at !== null,
+      );
+      const covered = new Set(devices.filter((d) => d.state === 'online').flatMap((d) => d.requisite_ids));
+      const deadlines = appeals.map((a) => Date.parse(a.deadline_at));
+      const failing = [...pending.filter((d) => d.attempts > 0), ...exhausted];
+      return {
+        generated_at: new Date(now).toISOString(),
+        queues: [
+          queue(
+            'receipts',
+            '/backoffice/receipts?status=under_review',
+            receipts.map((r) => r.created_at),
+            now,
+          ),
+          queue(
+            'payouts',
+            '/backoffice/payouts?status=pending',
+            payouts.map((p) => p.created_at),
+            now,
+          ),
+          queue(
+            'bank_messages',
+            '/backoffice/device-events?status=review',
+            review.map((e) => e.created_at),
+            now,
+          ),
+          queue(
+            'chain',
+            '/backoffice/crypto',
+            chain.map((t) => t.at),
+            now,
+          ),
+          queue(
+            'appeals',
+            '/backoffice/appeals?status=open',
+            appeals.map((a) => a.created_at),
+            now,
+          ),
+        ],
+        appeals_next_deadline_seconds: deadlines.length
+          ? Math.round((Math.min(...deadlines) - now) / 1000)
+          : null,
+        today,
+        requisites_without_device: requisites
+          .filter((r) => r.enabled && !covered.has(r.id))
+          .map((r) => ({ id: r.id, bank: r.bank, address: r.address })),
+        webhooks_failing: failing.length,
+        stale_rates: rates.filter((r) => !r.fresh).map((r) => `${r.base}/${r.quote}`),
+      };
+    },
+  };
+}
+
+export type Dashboard = ReturnType<typeof createDashboard>;

@@ -275,4 +275,25 @@ describe('console access: two-factor, IP allowlist, sessions and tokens (issue 2
     );
     assert.equal((await postLogin(t.app, username, next, '10.23.2.1')).headers.location, '/backoffice');
   });
+
+  it('the operator chooses the time zone times are shown in; an unknown zone is refused', async () => {
+    const username = name('support');
+    await admin(t.app, 'POST', '/admin/operators', { username, role: 'support', password: PASSWORD });
+    const s = await consoleLogin(t.app, username, PASSWORD);
+    const bad = await consolePost(t.app, s, '/backoffice/account/time-zone', { tz: 'Mars/Olympus' });
+    assert.equal(bad.statusCode, 400);
+    const set = await consolePost(t.app, s, '/backoffice/account/time-zone', { tz: 'Europe/Moscow' });
+    assert.equal(set.statusCode, 303);
+    assert.match(
+      String(set.headers['set-cookie']),
+      /^bo_tz=Europe%2FMoscow; Max-Age=31536000; Path=\/backoffice; HttpOnly; SameSite=Strict/,
+    );
+    const page = await get('/backoffice/account', `${s.cookie}; bo_tz=Europe/Moscow`);
+    const shown = /<time datetime="([^"]+)" title="[^"]+">([^<]+)<\/time>/.exec(page.body);
+    assert.ok(shown, page.body.slice(0, 500));
+    const utc = new Date(shown[1] ?? '');
+    const moscow = new Date(utc.getTime() + 3 * 3600_000).toISOString().slice(0, 16).replace('T', ' ');
+    assert.equal(shown[2], moscow);
+    assert.match(page.body, /<option selected>Europe\/Moscow<\/option>/);
+  });
 });

@@ -86,17 +86,28 @@ describe('console shift in Chromium (issue 23)', {
     contexts.set(role, context);
     return page;
   }
-  /** Both widths: no page-wide horizontal scroll, no serious axe violation, a screenshot each. */
-  async function shots(page: Page, name: string) {
-    for (const width of [1280, 360]) {
-      await page.setViewportSize({ width, height: 900 });
-      const [scroll, client] = (await page.evaluate(
-        '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
-      )) as [number, number];
-      assert.ok(scroll <= client, `${name} at ${width}: ${scroll}px in ${client}px`);
-      assert.deepEqual(await seriousViolations(page), [], `${name} at ${width}`);
-      await page.screenshot({ path: `${ARTIFACTS}/${name}-${width}.png`, fullPage: true });
+  /**
+   * Both widths and (for a page reached by a link) both languages: no page-wide horizontal scroll, no
+   * serious axe violation, a screenshot each. The language links keep the page's query.
+   */
+  async function shots(page: Page, name: string, languages = true) {
+    for (const lang of languages ? (['en', 'ru'] as const) : (['en'] as const)) {
+      if (languages) {
+        await page.getByTestId(`lang-${lang}`).click();
+        await page.waitForURL(new RegExp(`lang=${lang}`));
+        assert.equal(await page.locator('html').getAttribute('lang'), lang, name);
+      }
+      for (const width of [1280, 360]) {
+        await page.setViewportSize({ width, height: 900 });
+        const [scroll, client] = (await page.evaluate(
+          '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
+        )) as [number, number];
+        assert.ok(scroll <= client, `${name} ${lang} at ${width}: ${scroll}px in ${client}px`);
+        assert.deepEqual(await seriousViolations(page), [], `${name} ${lang} at ${width}`);
+        await page.screenshot({ path: `${ARTIFACTS}/${name}-${lang}-${width}.png`, fullPage: true });
+      }
     }
+    if (languages) await page.getByTestId('lang-en').click();
     await page.setViewportSize({ width: 1280, height: 900 });
   }
 
@@ -277,7 +288,7 @@ describe('console shift in Chromium (issue 23)', {
     await page.fill('form[action$="/cancel"] input[name=reason]', 'payer asked');
     await page.click('form[action$="/cancel"] button');
     assert.match((await page.getByTestId('confirm-changes').textContent()) ?? '', /payer asked/);
-    await shots(page, 'confirm');
+    await shots(page, 'confirm', false);
     await page.getByTestId('confirm-cancel').click();
     assert.equal(
       (await admin<{ status: string }>(t.app, 'GET', `/admin/orders/${data.cancel?.id}`)).status,

@@ -1,7 +1,7 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { checkCsrf, ENROL_PATH, userOf } from './backoffice-session.js';
-import { act, type Form, render, str } from './console-pages.js';
+import { act, type Form, preferenceCookie, render, str, TIME_ZONES, TZ_COOKIE } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /**
@@ -29,6 +29,7 @@ export function accountPages(pages: App, services: ConsoleServices) {
       tokens,
       current: user.sessionId,
       codes: null,
+      zones: TIME_ZONES,
     });
   });
 
@@ -79,6 +80,16 @@ export function accountPages(pages: App, services: ConsoleServices) {
       );
       return 'Password changed; your other sessions were ended';
     });
+  });
+
+  pages.post('/backoffice/account/time-zone', async (request, reply) => {
+    const form = request.body as Form;
+    checkCsrf(request, form._csrf);
+    const tz = TIME_ZONES.find((z) => z === form.tz);
+    if (!tz)
+      throw new AppError('VALIDATION_ERROR', [{ field: 'tz', problem: `one of ${TIME_ZONES.join(', ')}` }]);
+    void reply.setCookie(TZ_COOKIE, tz, preferenceCookie(request));
+    return reply.redirect(`/backoffice/account?msg=${encodeURIComponent(tz)}`, 303);
   });
 
   for (const kind of ['sessions', 'tokens'] as const) {

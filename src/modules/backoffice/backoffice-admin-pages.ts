@@ -99,12 +99,8 @@ export function adminPages(pages: App, services: ConsoleServices) {
     checkCsrf(request, form._csrf);
     const user = requirePermission(request, 'merchants.manage');
     const asked = confirmFirst(request, reply, form, {
-      title: `Rotate the API key of ${id}?`,
-      changes: [
-        'A new API key is made and shown once.',
-        "The current key stops at once: the merchant's calls fail until they use the new one.",
-        'Webhooks are signed with the new key from now on.',
-      ],
+      kind: 'rotateKey',
+      values: { id },
       back: `/backoffice/merchants/${id}`,
     });
     if (asked) return asked;
@@ -122,11 +118,13 @@ export function adminPages(pages: App, services: ConsoleServices) {
     checkCsrf(request, form._csrf);
     const user = requirePermission(request, 'merchants.manage');
     const asked = confirmFirst(request, reply, form, {
-      title: `Adjust the balance of ${id}?`,
-      changes: [
-        `${String(form.amount ?? '')} ${String(form.currency ?? 'RUB')} posted to the merchant's balance as a ledger entry.`,
-        `Reason on the ledger and the audit trail: ${String(form.reason ?? '')}`,
-      ],
+      kind: 'adjust',
+      values: {
+        id,
+        amount: String(form.amount ?? ''),
+        currency: String(form.currency ?? 'RUB'),
+        reason: String(form.reason ?? ''),
+      },
       back: `/backoffice/merchants/${id}`,
     });
     if (asked) return asked;
@@ -179,11 +177,8 @@ export function adminPages(pages: App, services: ConsoleServices) {
     const user = requirePermission(request, 'pool.manage');
     if (form.enabled === 'false') {
       const asked = confirmFirst(request, reply, form, {
-        title: 'Disable this requisite?',
-        changes: [
-          'No new order gets this requisite.',
-          'Pending orders on it keep it: their payers may still pay there.',
-        ],
+        kind: 'disableRequisite',
+        values: {},
         back: '/backoffice/requisites',
       });
       if (asked) return asked;

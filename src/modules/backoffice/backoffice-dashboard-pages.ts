@@ -17,12 +17,13 @@ const SCRIPTS = new Map([
 const PUSH_SECONDS = 5;
 const STREAM_SECONDS = 300;
 
-/** "12 min", "3 h 5 min": how long the oldest item of a queue has waited. */
-export function ageText(seconds: number | null): string {
+/** "12 min", "3 h 5 min": how long the oldest item of a queue has waited; `units` as `s|min|h`. */
+export function ageText(seconds: number | null, units = 's|min|h'): string {
+  const [s, min, h] = units.split('|');
   if (seconds === null) return '—';
-  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 60) return `${seconds} ${s}`;
   const minutes = Math.floor(seconds / 60);
-  return minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  return minutes < 60 ? `${minutes} ${min}` : `${Math.floor(minutes / 60)} ${h} ${minutes % 60} ${min}`;
 }
 
 /**

@@ -60,12 +60,8 @@ export function operatorPages(pages: App, services: ConsoleServices) {
     const user = requirePermission(request, 'operators.manage');
     const { username } = request.params as { username: string };
     const asked = confirmFirst(request, reply, form, {
-      title: `Reset two-factor of ${username}?`,
-      changes: [
-        'Their authenticator secret and recovery codes are deleted.',
-        'Every session of theirs ends now.',
-        'An admin or payouts operator must set up two-factor again at the next sign-in.',
-      ],
+      kind: 'resetMfa',
+      values: { username },
       back: page(username),
     });
     if (asked) return asked;

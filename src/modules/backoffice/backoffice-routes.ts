@@ -39,6 +39,7 @@ import {
   confirmFirst,
   consoleErrorText,
   type Form,
+  pageBasics,
   render,
   safeBack,
   str,
@@ -100,6 +101,7 @@ export function backofficeRoutes(
         .status(error.status)
         .type('text/html; charset=utf-8')
         .view('message.eta', {
+          ...pageBasics(request, reply),
           ...consoleErrorText(error),
           user: user
             ? { username: user.operator.username, role: user.operator.role, can: user.can }
@@ -120,9 +122,11 @@ export function backofficeRoutes(
     // --- login / logout -------------------------------------------------------------------------
     scope.get('/backoffice/login', async (request, reply) => {
       const csrf = issueLoginCsrf(request, reply);
-      return reply
-        .type('text/html; charset=utf-8')
-        .view('login.eta', { csrf, error: (request.query as { error?: string }).error ?? null });
+      return reply.type('text/html; charset=utf-8').view('login.eta', {
+        ...pageBasics(request, reply),
+        csrf,
+        error: (request.query as { error?: string }).error ?? null,
+      });
     });
     scope.post('/backoffice/login', async (request, reply) => {
       await deps.loginThrottle.check(request);
@@ -185,13 +189,18 @@ export function backofficeRoutes(
         const user = userOf(request);
         const order = await orders.getAdminOrder(id);
         const asked = confirmFirst(request, reply, form, {
-          title: `Confirm order ${order.payment_id}?`,
-          changes: [
-            `${order.direction} ${order.amount} ${order.currency} (${order.type}) becomes success${order.status === 'error' ? ', after it had ended: a late confirmation' : ''}.`,
-            order.direction === 'PAYIN'
-              ? "The merchant's balance is credited and the success webhook is sent."
-              : 'The payout is recorded as sent and the merchant is told.',
-          ],
+          kind:
+            order.direction === 'PAYOUT'
+              ? 'confirmPayout'
+              : order.status === 'error'
+                ? 'confirmLate'
+                : 'confirmPayin',
+          values: {
+            order: order.payment_id,
+            amount: String(order.amount),
+            currency: order.currency,
+            type: order.type,
+          },
           back: `/backoffice/orders/${id}`,
         });
         if (asked) return asked;
@@ -215,11 +224,8 @@ export function backofficeRoutes(
         const form = request.body as Form;
         checkCsrf(request, form._csrf);
         const asked = confirmFirst(request, reply, form, {
-          title: `Cancel order ${id}?`,
-          changes: [
-            'The order ends with status error (cancelled by you); its requisite is released.',
-            `Reason kept on the order and the audit trail: ${String(form.reason ?? '')}`,
-          ],
+          kind: 'cancelOrder',
+          values: { id, reason: String(form.reason ?? '') },
           back: `/backoffice/orders/${id}`,
         });
         if (asked) return asked;

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
+import { CONSOLE_TEXTS, type ConsoleLang, fill, pickConsoleLang } from './console-texts.js';
 
 /** Title and text of the console's error page for an error code. */
 export function consoleErrorText(error: AppError): { title: string; text: string; code: string } {
@@ -24,6 +25,81 @@ export function consoleErrorText(error: AppError): { title: string; text: string
 /** Form fields as @fastify/formbody gives them. */
 export type Form = Record<string, string | undefined>;
 
+/** The cookie that remembers the operator's language (a year; the console's paths only). */
+const LANG_COOKIE = 'bo_lang';
+
+/** The operator's language (issue 23 item 6): `?lang=` (then remembered), the cookie, the browser's. */
+export function consoleLangOf(request: FastifyRequest, reply: FastifyReply): ConsoleLang {
+  const query = (request.query as { lang?: unknown } | undefined)?.lang;
+  const lang = pickConsoleLang(query, request.cookies?.[LANG_COOKIE], request.headers['accept-language']);
+  if (query === 'en' || query === 'ru') void reply.setCookie(LANG_COOKIE, lang, preferenceCookie(request));
+  return lang;
+}
+
+/** A remembered preference of the operator (language, time zone): a year, the console's paths only. */
+export function preferenceCookie(request: FastifyRequest) {
+  return {
+    path: '/backoffice',
+    maxAge: 31_536_000,
+    httpOnly: true,
+    sameSite: 'strict' as const,
+    secure: request.protocol === 'https',
+  };
+}
+
+/** The time zones an operator may read times in (issue 23 item 4); times are stored and hovered in UTC. */
+export const TIME_ZONES = [
+  'UTC',
+  'Europe/Kaliningrad',
+  'Europe/Moscow',
+  'Europe/Samara',
+  'Asia/Yekaterinburg',
+  'Asia/Novosibirsk',
+  'Asia/Vladivostok',
+  'Asia/Almaty',
+  'Asia/Tashkent',
+  'Asia/Bishkek',
+  'Asia/Dushanbe',
+  'Europe/London',
+] as const;
+export const TZ_COOKIE = 'bo_tz';
+
+/** `2026-11-25 13:05` in `timeZone` (an ISO 8601 UTC time in; the zone's name after it). */
+export function timeIn(iso: string, timeZone: string): string {
+  const parts = new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(new Date(iso));
+  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? '';
+  return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
+}
+
+/** What every console view gets besides its own data: the catalogue, the language, `fill`, times. */
+export function pageBasics(request: FastifyRequest, reply: FastifyReply) {
+  const lang = consoleLangOf(request, reply);
+  const chosen = request.cookies?.[TZ_COOKIE];
+  const tz = TIME_ZONES.find((z) => z === chosen) ?? 'UTC';
+  // The language links keep the page's own query (filters, status) and change only `lang`.
+  const params = new URLSearchParams(
+    (request.url.split('?')[1] ?? '').replace(/(^|&)(msg|error)=[^&]*/g, ''),
+  );
+  const langHref = (to: ConsoleLang) => {
+    params.set('lang', to);
+    return `?${params.toString()}`;
+  };
+  /** A time as the operator reads it, with the exact UTC time on hover. */
+  const when = (iso: string | null | undefined) =>
+    iso
+      ? `<time datetime="${iso}" title="${iso}">${timeIn(iso, tz)}${tz === 'UTC' ? ' UTC' : ''}</time>`
+      : '—';
+  return { t: CONSOLE_TEXTS[lang], lang, fill, langHref, when, tz };
+}
+
 /** Renders a console page inside the layout, with the user, CSRF token and flash messages. */
 export function render(
   request: FastifyRequest,
@@ -34,6 +110,7 @@ export function render(
   const user = request.consoleUser;
   const q = request.query as { msg?: string; error?: string } | undefined;
   return reply.type('text/html; charset=utf-8').view(page, {
+    ...pageBasics(request, reply),
     ...data,
     user: user ? { username: user.operator.username, role: user.operator.role, can: user.can } : undefined,
     csrf: user?.csrf ?? '',
@@ -72,11 +149,22 @@ export async function act(reply: FastifyReply, back: string, action: () => Promi
 /** A form field, trimmed; undefined when empty. */
 export const str = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
+/** The actions that ask first; each has a title and its changes in the catalogue (`confirm_<kind>_...`). */
+export type ConfirmKind =
+  | 'rotateKey'
+  | 'adjust'
+  | 'disableRequisite'
+  | 'resetMfa'
+  | 'confirmPayin'
+  | 'confirmLate'
+  | 'confirmPayout'
+  | 'cancelOrder';
+
 /** What a confirmation page says before a destructive or money-moving action (issue 23 item 4). */
 export interface Confirmation {
-  title: string;
-  /** Each change the action makes, in the operator's words. */
-  changes: string[];
+  kind: ConfirmKind;
+  /** The holes of the catalogue's title and changes (ids, amounts, the reason typed). */
+  values: Record<string, string>;
   /** Where "Cancel" goes (a console path). */
   back: string;
 }

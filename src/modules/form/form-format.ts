@@ -1,3 +1,4 @@
+import { chooseLang } from '../../lib/language.js';
 import { money, roundUp } from '../../lib/money.js';
 import type { FormTexts, Lang } from './form-texts.js';
 
@@ -91,13 +92,7 @@ export function pickLang(
   cookie: string | undefined,
   acceptLanguage: string | undefined,
 ): Lang {
-  if (query === 'en' || query === 'ru') return query;
-  if (cookie === 'en' || cookie === 'ru') return cookie;
-  for (const part of (acceptLanguage ?? '').split(',')) {
-    const tag = part.trim().slice(0, 2).toLowerCase();
-    if (tag === 'en' || tag === 'ru') return tag;
-  }
-  return 'ru';
+  return chooseLang(query, cookie, acceptLanguage, 'ru');
 }
 
 /**

@@ -1,16 +1,10 @@
+import { fill } from '../../lib/language.js';
 import { formatFiat, networkName } from './form-format.js';
 import type { FormService } from './form-service.js';
 import type { FormTexts, Lang } from './form-texts.js';
 
 /** What `FormService.page` gives the page. */
 export type FormPage = Awaited<ReturnType<FormService['page']>>;
-
-/** Fills `{name}`-style holes of a catalogue string. */
-export function fill(text: string, values: Record<string, string>): string {
-  return text.replace(/\{(\w+)\}/g, (hole, key: string) =>
-    Object.hasOwn(values, key) ? (values[key] as string) : hole,
-  );
-}
 
 /**
  * The payer-facing words of a form page in one language (issue 22): the amount as the payer reads it

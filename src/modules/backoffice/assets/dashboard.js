@@ -1,11 +1,15 @@
 // The dashboard follows its figures over Server-Sent Events (issue 23 item 1); without this script
 // the page shows the figures of its load. No inline script (CSP).
 (() => {
+  // The page's language gives the units (`s|min|h`, `с|мин|ч`).
+  const [us, umin, uh] = (document.querySelector('[data-age-units]')?.dataset.ageUnits || 's|min|h').split(
+    '|',
+  );
   const age = (s) => {
     if (s === null || s === undefined) return '—';
-    if (s < 60) return `${s} s`;
+    if (s < 60) return `${s} ${us}`;
     const m = Math.floor(s / 60);
-    return m < 60 ? `${m} min` : `${Math.floor(m / 60)} h ${m % 60} min`;
+    return m < 60 ? `${m} ${umin}` : `${Math.floor(m / 60)} ${uh} ${m % 60} ${umin}`;
   };
   const set = (key, text) => {
     for (const el of document.querySelectorAll(`[data-figure="${key}"]`)) el.textContent = text;

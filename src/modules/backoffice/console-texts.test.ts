@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ageText } from './backoffice-dashboard-pages.js';
+import { timeIn } from './console-pages.js';
+import { CONSOLE_TEXTS, fill, pickConsoleLang } from './console-texts.js';
+
+describe('console catalogue (issue 23 item 6)', () => {
+  it('Russian and English have the same keys, none empty; every confirmation has a title and changes', () => {
+    assert.deepEqual(Object.keys(CONSOLE_TEXTS.ru).sort(), Object.keys(CONSOLE_TEXTS.en).sort());
+    for (const [lang, texts] of Object.entries(CONSOLE_TEXTS))
+      for (const [key, text] of Object.entries(texts)) assert.ok(text.trim(), `${lang}.${key}`);
+    const kinds = Object.keys(CONSOLE_TEXTS.en).filter((k) => k.endsWith('_title'));
+    for (const k of kinds) assert.ok(Object.hasOwn(CONSOLE_TEXTS.en, k.replace(/_title$/, '_changes')), k);
+  });
+
+  it('the choice wins, then the cookie, then Accept-Language; English otherwise', () => {
+    assert.equal(pickConsoleLang('ru', 'en', 'en'), 'ru');
+    assert.equal(pickConsoleLang(undefined, 'ru', 'en-GB'), 'ru');
+    assert.equal(pickConsoleLang('de', 'xx', 'de-DE, ru;q=0.8'), 'ru');
+    assert.equal(pickConsoleLang(undefined, undefined, 'fr-FR'), 'en');
+  });
+
+  it('fill leaves unknown holes and takes no prototype keys; ages read in the page language', () => {
+    assert.equal(fill('{a} and {b} {constructor}', { a: 'x' }), 'x and {b} {constructor}');
+    assert.deepEqual(
+      [ageText(null), ageText(59), ageText(61), ageText(3 * 3600 + 300, 'с|мин|ч')],
+      ['—', '59 s', '1 min', '3 ч 5 мин'],
+    );
+  });
+
+  it('times read in the chosen zone (the exact UTC time stays on hover)', () => {
+    const at = '2026-11-25T22:05:09.000Z';
+    assert.deepEqual(
+      [
+        timeIn(at, 'UTC'),
+        timeIn(at, 'Europe/Moscow'),
+        timeIn(at, 'Asia/Almaty'),
+        timeIn(at, 'Asia/Vladivostok'),
+      ],
+      ['2026-11-25 22:05', '2026-11-26 01:05', '2026-11-26 03:05', '2026-11-26 08:05'],
+    );
+  });
+});

@@ -285,6 +285,7 @@ describe('console shift in Chromium (issue 23)', {
   it('a cancel is stopped at its confirmation, then done; one token revoked while the other works', async () => {
     const page = await login('admin');
     await page.goto(`${base}/backoffice/orders/${data.cancel?.id}`);
+    await shots(page, 'order');
     await page.fill('form[action$="/cancel"] input[name=reason]', 'payer asked');
     await page.click('form[action$="/cancel"] button');
     assert.match((await page.getByTestId('confirm-changes').textContent()) ?? '', /payer asked/);

@@ -96,13 +96,14 @@ export function backofficeRoutes(
       const { error, kind } = resolveError(err);
       logFailure(request, err, kind);
       const user = request.consoleUser;
+      const basics = pageBasics(request, reply);
       return reply
         .headers(errorHeaders(error))
         .status(error.status)
         .type('text/html; charset=utf-8')
         .view('message.eta', {
-          ...pageBasics(request, reply),
-          ...consoleErrorText(error),
+          ...basics,
+          ...consoleErrorText(error, basics.t),
           user: user
             ? { username: user.operator.username, role: user.operator.role, can: user.can }
             : undefined,

@@ -1,25 +1,35 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
-import { CONSOLE_TEXTS, type ConsoleLang, fill, pickConsoleLang } from './console-texts.js';
+import {
+  CONSOLE_TEXTS,
+  type ConsoleLang,
+  type ConsoleTexts,
+  fill,
+  pickConsoleLang,
+} from './console-texts.js';
 
-/** Title and text of the console's error page for an error code. */
-export function consoleErrorText(error: AppError): { title: string; text: string; code: string } {
+/**
+ * Title and text of the console's error page for an error code, in the operator's language: the
+ * catalogue's `err_<CODE>` and `err_<CODE>_text` (`{seconds}`, `{detail}` filled), else the code.
+ */
+export function consoleErrorText(
+  error: AppError,
+  t: ConsoleTexts,
+): { title: string; text: string; code: string } {
   const detail = error.details?.map((d) => `${d.field}: ${d.problem}`).join('; ');
-  const texts: Partial<Record<AppError['code'], [string, string]>> = {
-    FORBIDDEN: ['Not allowed', 'Your role does not allow this page or action, or the form expired.'],
-    NOT_FOUND: ['Not found', 'Nothing here.'],
-    ORDER_NOT_FOUND: ['Not found', 'No such order.'],
-    TOO_MANY_REQUESTS: [
-      'Too many attempts',
-      `Wait ${error.headers?.['retry-after'] ?? 'a few'} seconds and try again.`,
-    ],
-    UNSUPPORTED_MEDIA_TYPE: ['Unsupported form', 'The console takes its own HTML forms only.'],
-    VALIDATION_ERROR: ['Invalid input', detail ?? 'A field is not valid.'],
-    SERVICE_UNAVAILABLE: ['Unavailable', 'The database cannot be reached right now; try again shortly.'],
-    INTERNAL_ERROR: ['Something went wrong', 'The request id is in the logs.'],
+  const texts = t as Readonly<Record<string, string>>;
+  const key = `err_${error.code === 'ORDER_NOT_FOUND' ? 'NOT_FOUND' : error.code}`;
+  const title = texts[key];
+  if (!title) return { title: error.code, text: detail ?? t.err_refused, code: error.code };
+  const text = fill(texts[`${key}_text`] ?? '', {
+    seconds: error.headers?.['retry-after'] ?? '…',
+    detail: detail ?? '',
+  });
+  return {
+    title,
+    text: error.code === 'VALIDATION_ERROR' && !detail ? t.err_VALIDATION_ERROR_field : text,
+    code: error.code,
   };
-  const [title, text] = texts[error.code] ?? [error.code, detail ?? 'The action was refused.'];
-  return { title, text, code: error.code };
 }
 
 /** Form fields as @fastify/formbody gives them. */

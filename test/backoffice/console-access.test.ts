@@ -296,4 +296,29 @@ describe('console access: two-factor, IP allowlist, sessions and tokens (issue 2
     assert.equal(shown[2], moscow);
     assert.match(page.body, /<option selected>Europe\/Moscow<\/option>/);
   });
+
+  it("an admin sets the payment form's name, logo and return URL on the merchant page; a bad URL is refused", async () => {
+    const username = name('admin');
+    await admin(t.app, 'POST', '/admin/operators', { username, role: 'admin', password: PASSWORD });
+    const s = await consoleLogin(t.app, username, PASSWORD);
+    const merchantId = `m_${randomUUID().slice(0, 8)}`;
+    await admin(t.app, 'POST', '/admin/merchants', { merchant_id: merchantId });
+    const page = await get(`/backoffice/merchants/${merchantId}`, s.cookie);
+    assert.match(page.body, /name="display_name"/);
+    const bad = await consolePost(t.app, s, `/backoffice/merchants/${merchantId}`, {
+      logo_url: 'http://cdn.example/l.png',
+    });
+    assert.match(String(bad.headers.location), /error=VALIDATION_ERROR.*logo_url/);
+    const ok = await consolePost(t.app, s, `/backoffice/merchants/${merchantId}`, {
+      display_name: 'Кофейня',
+      logo_url: 'https://cdn.example/l.png',
+      return_url: 'https://shop.example/back',
+    });
+    assert.match(String(ok.headers.location), /msg=/);
+    const m = await admin<Record<string, unknown>>(t.app, 'GET', `/admin/merchants/${merchantId}`);
+    assert.deepEqual(
+      [m.display_name, m.logo_url, m.return_url],
+      ['Кофейня', 'https://cdn.example/l.png', 'https://shop.example/back'],
+    );
+  });
 });

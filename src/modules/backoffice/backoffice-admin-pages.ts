@@ -32,6 +32,9 @@ function settingsFromForm(form: Form): MerchantSettingsInput {
   if (ttl !== undefined) out.order_ttl_seconds = ttl;
   if (rate !== undefined) out.payin_rate_limit = rate;
   if (form.settlement === 'fiat' || form.settlement === 'usdt') out.settlement = form.settlement;
+  // The payment form's branding (issue 22): an empty field clears it.
+  for (const key of ['display_name', 'logo_url', 'return_url'] as const)
+    if (form[key] !== undefined) out[key] = String(form[key]).trim();
   if (str(form.limits)) {
     try {
       out.limits = JSON.parse(String(form.limits));

@@ -31,6 +31,11 @@ export function ageText(seconds: number | null, units = 's|min|h'): string {
  * (`event: figures`, every 5 s, for 5 minutes a connection).
  */
 export function dashboardPages(pages: App, deps: { dashboard: Dashboard }) {
+  // Open streams, ended when the server closes (a hijacked answer is not Fastify's to end).
+  const streams = new Set<() => void>();
+  pages.addHook('preClose', async () => {
+    for (const stop of [...streams]) stop();
+  });
   pages.get('/backoffice/assets/:script', async (request, reply) => {
     const script = SCRIPTS.get((request.params as { script: string }).script);
     if (!script) throw new AppError('NOT_FOUND');
@@ -68,13 +73,21 @@ export function dashboardPages(pages: App, deps: { dashboard: Dashboard }) {
     };
     res.write(`retry: ${PUSH_SECONDS * 1000}\n\n`);
     await push();
-    const timer = setInterval(() => void push(), PUSH_SECONDS * 1000);
-    const end = setTimeout(() => res.end(), STREAM_SECONDS * 1000);
-    request.raw.on('close', () => {
+    // Timers never hold the process open, and the stream ends with its connection or the server.
+    const timer = setInterval(() => void push(), PUSH_SECONDS * 1000).unref();
+    const end = setTimeout(() => stop(), STREAM_SECONDS * 1000).unref();
+    function stop() {
+      if (!open) return;
       open = false;
       clearInterval(timer);
       clearTimeout(end);
-    });
+      streams.delete(stop);
+      res.end();
+    }
+    streams.add(stop);
+    res.on('close', stop);
+    // The browser may have gone during the first push.
+    if (res.destroyed || res.writableEnded) stop();
   });
 }
 

@@ -303,6 +303,13 @@ describe('console shift in Chromium (issue 23)', {
       (await admin<{ status: string }>(t.app, 'GET', `/admin/orders/${data.cancel?.id}`)).status,
       'error',
     );
+    await page.goto(`${base}/backoffice/orders?q=${data.cancel?.id}&lang=ru`);
+    assert.equal(
+      await page.locator('[data-testid=orders] tbody .badge').first().textContent(),
+      `отменён: operator:${users.admin}: payer asked`,
+      'the list names who cancelled it',
+    );
+    await page.goto(`${base}/backoffice/orders?lang=en`);
 
     await page.goto(`${base}/backoffice/operators/${users.payouts}`);
     const tokens: Record<string, string> = {};
@@ -320,6 +327,50 @@ describe('console shift in Chromium (issue 23)', {
     assert.equal((await call(tokens.keep ?? '')).statusCode, 200);
     await page.goto(`${base}/backoffice/account`);
     await shots(page, 'account');
+    await page.close();
+  });
+
+  it('the set-up pages read in both languages; merchant limits are fields, saved with a message', async () => {
+    const page = await login('admin');
+    await page.goto(`${base}/backoffice/merchants/${merchant.id}?lang=ru`);
+    const settings = page.getByTestId('merchant-settings');
+    await settings.locator('input[name=limit_min_card_pdf]').fill('500');
+    await settings.locator('input[name=limit_max_card_pdf]').fill('100');
+    await settings.locator('button').click();
+    assert.match(
+      (await page.getByTestId('flash-error').textContent()) ?? '',
+      /^Неверные данные\. limits\.card_pdf: min > max/,
+      'the error in the page language, naming the field',
+    );
+    await settings.locator('input[name=limit_max_card_pdf]').fill('150000');
+    await settings.locator('input[name=payment_types][value=sbp_pdf]').check();
+    await settings.locator('button').click();
+    assert.equal(await page.getByTestId('flash').textContent(), 'Мерчант сохранён.');
+    const saved = await admin<{ limits: Record<string, unknown>; payment_types: string[] }>(
+      t.app,
+      'GET',
+      `/admin/merchants/${merchant.id}`,
+    );
+    assert.deepEqual(saved.limits.card_pdf, { min: '500', max: '150000' });
+    assert.ok(saved.payment_types.includes('sbp_pdf'));
+    await page.goto(`${base}/backoffice/merchants/${merchant.id}?lang=en`);
+    await shots(page, 'merchant');
+    const pages: Array<[string, string]> = [
+      ['merchants', 'Merchants'],
+      ['requisites', 'Requisites pool'],
+      ['rates', 'Exchange rates'],
+      ['crypto', 'Crypto deposit addresses'],
+      ['chains', 'Chain watchers'],
+      ['devices', "Holders' phones"],
+      ['audit', 'Audit log'],
+    ];
+    for (const [path, heading] of pages) {
+      await page.goto(`${base}/backoffice/${path}`);
+      assert.equal(await page.locator('h1').textContent(), heading, path);
+      await shots(page, path);
+    }
+    await page.goto(`${base}/backoffice/requisites?lang=ru`);
+    assert.equal(await page.locator('h1').textContent(), 'Пул реквизитов');
     await page.close();
   });
 });

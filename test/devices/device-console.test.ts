@@ -49,7 +49,7 @@ describe('console: device messages and devices (issue 19)', () => {
     const done = await consolePost(t.app, session, `/backoffice/device-events/${id}/dismiss`, {
       reason: 'a bank advert',
     });
-    assert.match(String(done.headers.location), /msg=Dismissed/);
+    assert.match(String(done.headers.location), /msg=dismissed/);
     const [event] = await admin<Array<{ status: string; resolution: string }>>(
       t.app,
       'GET',

@@ -458,6 +458,14 @@ describe('payment form over HTTP', () => {
   it('crypto page: address, cryptoAmount, coin, network and a QR of the payment URI', async () => {
     const btc = await order({ type: 'btc', amount: 0.01234567, currency: 'BTC' });
     const eth = await order({ type: 'eth', amount: 0.5, currency: 'ETH' });
+    // The URI names the chain the operator's watcher follows: mainnet unless a test on a shared
+    // database configured a local node.
+    const chains = await admin<Array<{ chain: string; chain_id: number | null }>>(
+      t.app,
+      'GET',
+      '/admin/chains',
+    );
+    const chainId = chains.find((c) => c.chain === 'ethereum')?.chain_id ?? 1;
     const cases: Array<[Order, string, string, string, string]> = [
       [btc, 'BTC', 'Bitcoin', '0.01234567', `bitcoin:${btc.payment_details.address}?amount=0.01234567`],
       [
@@ -465,7 +473,7 @@ describe('payment form over HTTP', () => {
         'ETH',
         'Ethereum (ERC-20)',
         '0.50000000',
-        `ethereum:${eth.payment_details.address}@1?value=500000000000000000`,
+        `ethereum:${eth.payment_details.address}@${chainId}?value=500000000000000000`,
       ],
     ];
     for (const [o, coin, network, cryptoAmount, uri] of cases) {

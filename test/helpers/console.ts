@@ -94,17 +94,20 @@ export async function consoleLogin(app: App, username: string, password: string)
   return { cookie, csrf };
 }
 
-/** Posts a console form as the session (CSRF token added). */
+/** Posts a console form as the session (CSRF token added); a list is a repeated field (checkboxes). */
 export function consolePost(
   app: App,
   session: ConsoleSession,
   url: string,
-  fields: Record<string, string>,
+  fields: Record<string, string | string[]>,
 ): Promise<LightMyRequestResponse> {
+  const body = new URLSearchParams({ _csrf: session.csrf });
+  for (const [key, value] of Object.entries(fields))
+    for (const one of Array.isArray(value) ? value : [value]) body.append(key, one);
   return app.inject({
     method: 'POST',
     url,
     headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({ _csrf: session.csrf, ...fields }).toString(),
+    payload: body.toString(),
   });
 }

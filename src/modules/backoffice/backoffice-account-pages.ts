@@ -1,7 +1,16 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { checkCsrf, ENROL_PATH, userOf } from './backoffice-session.js';
-import { act, type Form, preferenceCookie, render, str, TIME_ZONES, TZ_COOKIE } from './console-pages.js';
+import {
+  act,
+  type Form,
+  preferenceCookie,
+  render,
+  str,
+  TIME_ZONES,
+  TZ_COOKIE,
+  withFlash,
+} from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /**
@@ -78,7 +87,7 @@ export function accountPages(pages: App, services: ConsoleServices) {
         user.sessionId,
         user.actor,
       );
-      return 'Password changed; your other sessions were ended';
+      return 'passwordChanged';
     });
   });
 
@@ -89,7 +98,10 @@ export function accountPages(pages: App, services: ConsoleServices) {
     if (!tz)
       throw new AppError('VALIDATION_ERROR', [{ field: 'tz', problem: `one of ${TIME_ZONES.join(', ')}` }]);
     void reply.setCookie(TZ_COOKIE, tz, preferenceCookie(request));
-    return reply.redirect(`/backoffice/account?msg=${encodeURIComponent(tz)}`, 303);
+    return reply.redirect(
+      withFlash('/backoffice/account', { key: 'timeZoneSaved', values: { zone: tz } }),
+      303,
+    );
   });
 
   for (const kind of ['sessions', 'tokens'] as const) {
@@ -101,7 +113,7 @@ export function accountPages(pages: App, services: ConsoleServices) {
       return act(reply, '/backoffice/account', async () => {
         if (kind === 'sessions') await operators.revokeSession(user.operator.username, id, user.actor);
         else await operators.revokeTokens(user.operator.username, user.actor, str(id) ?? '-');
-        return kind === 'sessions' ? 'Session ended' : 'Token revoked';
+        return kind === 'sessions' ? 'sessionEnded' : 'tokenRevoked';
       });
     });
   }

@@ -1,9 +1,10 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
+import { CRYPTO_TYPES, FIAT_TYPES } from '../catalog/index.js';
 import type { MerchantSettingsInput } from '../merchants/index.js';
 import type { RequisiteInput } from '../requisites/index.js';
 import { checkCsrf, requirePermission, userOf } from './backoffice-session.js';
-import { act, confirmFirst, type Form, render, str } from './console-pages.js';
+import { act, confirmFirst, type Form, render, str, withFlash } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 const list = (v: string | undefined) =>
@@ -11,18 +12,35 @@ const list = (v: string | undefined) =>
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+/** The payment types a merchant may be given, as checkboxes on its page. */
+const allTypes = [...FIAT_TYPES, ...CRYPTO_TYPES];
 const int = (v: string | undefined) => (str(v) === undefined ? undefined : Number.parseInt(String(v), 10));
 
-/** Merchant settings from the console form (text fields; limits as JSON). */
+/** Every value a form sent under `key` (a repeated field, such as checkboxes, arrives as a list). */
+function all(form: Form, key: string): string[] {
+  const v = (form as Record<string, string | string[] | undefined>)[key];
+  return v === undefined ? [] : Array.isArray(v) ? v : [v];
+}
+
+/**
+ * Merchant settings from the console form (issue 23 item 4: fields, not JSON): payment types as
+ * checkboxes, limits as a min and a max per payment type (`limit_min_<type>`, `limit_max_<type>`;
+ * empty: none of its own). The merchants service validates every value (VALIDATION_ERROR naming it).
+ */
 function settingsFromForm(form: Form): MerchantSettingsInput {
   const out: MerchantSettingsInput = {};
   const currencies = list(form.currencies);
-  const types = list(form.payment_types);
   if (currencies) out.currencies = currencies;
-  if (types) out.payment_types = types;
+  if (form.payment_types_shown) out.payment_types = all(form, 'payment_types');
+  else {
+    const types = list(form.payment_types);
+    if (types) out.payment_types = types;
+  }
   if (str(form.payin_fee_percent)) out.payin_fee_percent = String(str(form.payin_fee_percent));
   if (str(form.payout_fee_percent)) out.payout_fee_percent = String(str(form.payout_fee_percent));
-  if (form.allow_usdt !== undefined) out.allow_usdt = form.allow_usdt === 'on';
+  // A checkbox after its hidden "off": the last value sent is the box's state.
+  const usdt = all(form, 'allow_usdt').at(-1);
+  if (usdt !== undefined) out.allow_usdt = usdt === 'on';
   const up = int(form.default_amount_up);
   const down = int(form.default_amount_down);
   const ttl = int(form.order_ttl_seconds);
@@ -35,14 +53,15 @@ function settingsFromForm(form: Form): MerchantSettingsInput {
   // The payment form's branding (issue 22): an empty field clears it.
   for (const key of ['display_name', 'logo_url', 'return_url'] as const)
     if (form[key] !== undefined) out[key] = String(form[key]).trim();
-  if (str(form.limits)) {
-    try {
-      out.limits = JSON.parse(String(form.limits));
-    } catch {
-      throw new AppError('VALIDATION_ERROR', [
-        { field: 'limits', problem: 'must be JSON like {"sim":{"min":100}}' },
-      ]);
+  if (form.limits_shown) {
+    const limits: NonNullable<MerchantSettingsInput['limits']> = {};
+    for (const [key, value] of Object.entries(form)) {
+      const m = /^limit_(min|max)_([a-z0-9_]{1,40})$/.exec(key);
+      const amount = str(typeof value === 'string' ? value : undefined);
+      if (!m?.[1] || !m[2] || amount === undefined) continue;
+      limits[m[2]] = { ...limits[m[2]], [m[1]]: amount };
     }
+    out.limits = limits;
   }
   return out;
 }
@@ -74,27 +93,51 @@ export function adminPages(pages: App, services: ConsoleServices) {
       throw err;
     }
   });
-  pages.get('/backoffice/merchants/:id', async (request, reply) => {
-    requirePermission(request, 'merchants.read');
-    const { id } = request.params as { id: string };
+  /** The merchant page's data: the merchant (or `shown`, values typed into a refused form), its balance and ledger. */
+  async function merchantPage(
+    id: string,
+    extra: { newKey?: string; shown?: object; failure?: AppError } = {},
+  ) {
     const merchant = await merchants.get(id);
     const [balance, entries] = await Promise.all([
       ledger.merchantBalance({ id, currencies: merchant.currencies, allowUsdt: merchant.allow_usdt }),
       ledger.entries(id),
     ]);
-    return render(request, reply, 'merchant.eta', { merchant, balance, entries, newKey: null });
+    return {
+      merchant: { ...merchant, ...extra.shown },
+      balance,
+      entries,
+      newKey: extra.newKey ?? null,
+      failure: extra.failure,
+      allTypes,
+    };
+  }
+  pages.get('/backoffice/merchants/:id', async (request, reply) => {
+    requirePermission(request, 'merchants.read');
+    const { id } = request.params as { id: string };
+    return render(request, reply, 'merchant.eta', await merchantPage(id));
   });
   pages.post('/backoffice/merchants/:id', async (request, reply) => {
     const { id } = request.params as { id: string };
     const form = request.body as Form;
     checkCsrf(request, form._csrf);
     const user = requirePermission(request, 'merchants.manage');
-    return act(reply, `/backoffice/merchants/${id}`, async () => {
-      const settings = settingsFromForm(form);
-      if (form.enabled !== undefined) settings.enabled = form.enabled === 'true';
+    const settings = settingsFromForm(form);
+    if (form.enabled !== undefined) settings.enabled = form.enabled === 'true';
+    try {
       await merchants.update(id, settings, user.actor);
-      return 'Merchant saved';
-    });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
+      // Drawn again with what was typed beside the error: a redirect would lose every field.
+      reply.status(400);
+      return render(
+        request,
+        reply,
+        'merchant.eta',
+        await merchantPage(id, { shown: settings, failure: err }),
+      );
+    }
+    return reply.redirect(withFlash(`/backoffice/merchants/${id}`, 'merchantSaved'), 303);
   });
   pages.post('/backoffice/merchants/:id/rotate-key', async (request, reply) => {
     const { id } = request.params as { id: string };
@@ -108,12 +151,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
     });
     if (asked) return asked;
     const rotated = await merchants.rotateKey(id, user.actor);
-    const merchant = await merchants.get(id);
-    const [balance, entries] = await Promise.all([
-      ledger.merchantBalance({ id, currencies: merchant.currencies, allowUsdt: merchant.allow_usdt }),
-      ledger.entries(id),
-    ]);
-    return render(request, reply, 'merchant.eta', { merchant, balance, entries, newKey: rotated.api_key });
+    return render(request, reply, 'merchant.eta', await merchantPage(id, { newKey: rotated.api_key }));
   });
   pages.post('/backoffice/merchants/:id/adjust', async (request, reply) => {
     const { id } = request.params as { id: string };
@@ -141,7 +179,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         },
         user.actor,
       );
-      return 'Balance adjusted';
+      return 'balanceAdjusted';
     });
   });
 
@@ -170,7 +208,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         },
         user.actor,
       );
-      return 'Requisite added';
+      return 'requisiteAdded';
     });
   });
   pages.post('/backoffice/requisites/:id', async (request, reply) => {
@@ -200,7 +238,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         },
         user.actor,
       );
-      return 'Requisite saved';
+      return 'requisiteSaved';
     });
   });
 
@@ -224,7 +262,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         },
         user.actor,
       );
-      return 'Rate saved';
+      return 'rateSaved';
     });
   });
   pages.get('/backoffice/crypto', async (request, reply) => {
@@ -240,7 +278,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         { network: String(form.network ?? ''), xpub: String(form.xpub ?? '') },
         user.actor,
       );
-      return `Key saved; index 0 address ${r.first_address}, next index ${r.next_index}`;
+      return { key: 'xpubSaved', values: { address: r.first_address, next: String(r.next_index) } };
     });
   });
   pages.post('/backoffice/crypto/pool', async (request, reply) => {
@@ -252,7 +290,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         .split(/\s+/)
         .filter(Boolean);
       const r = await crypto.addPoolAddresses({ network: 'ton', addresses }, user.actor);
-      return `${r.added} addresses added, ${r.skipped} already known`;
+      return { key: 'poolAdded', values: { added: String(r.added), skipped: String(r.skipped) } };
     });
   });
 
@@ -300,7 +338,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         },
         user.actor,
       );
-      return 'Operator saved';
+      return 'operatorSaved';
     });
   });
   void userOf;

@@ -35,10 +35,10 @@ export function appealPages(pages: App, services: { appeals: AppealsService; ord
         if (decision === 'reject') {
           if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
           await services.appeals.reject(id, reason, user.actor);
-          return 'Appeal rejected';
+          return 'appealRejected';
         }
         await services.appeals.accept(id, reason, user.actor);
-        return 'Appeal accepted: the order succeeded as a late payment';
+        return 'appealAccepted';
       });
     });
   }

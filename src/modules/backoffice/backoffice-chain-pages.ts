@@ -34,7 +34,7 @@ export function chainPages(pages: App, services: { chains: ChainsService }) {
         enabled: form.enabled === undefined ? undefined : form.enabled === 'true',
       };
       await services.chains.configure(chain, input, user.actor);
-      return `${chain} watcher saved`;
+      return { key: 'chainSaved', values: { chain } };
     });
   });
 }

@@ -40,7 +40,7 @@ export function devicePages(pages: App, services: { deviceAdmin: DeviceAdmin; de
       const orderId = str(form.order_id);
       if (!orderId) throw new AppError('VALIDATION_ERROR', [{ field: 'order_id', problem: 'is required' }]);
       await services.deviceReview.assign(id, orderId, user.actor);
-      return `Order ${orderId} confirmed with the message`;
+      return { key: 'assigned', values: { order: orderId } };
     });
   });
   pages.post('/backoffice/device-events/:id/dismiss', async (request, reply) => {
@@ -52,7 +52,7 @@ export function devicePages(pages: App, services: { deviceAdmin: DeviceAdmin; de
       const reason = str(form.reason);
       if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
       await services.deviceReview.dismiss(id, reason, user.actor);
-      return 'Dismissed';
+      return 'dismissed';
     });
   });
 }

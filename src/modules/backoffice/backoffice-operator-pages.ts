@@ -50,7 +50,7 @@ export function operatorPages(pages: App, services: ConsoleServices) {
         .split(/[\s,]+/)
         .filter(Boolean);
       await operators.update(username, { ip_allowlist: entries }, user.actor);
-      return entries.length ? 'IP allowlist saved' : 'IP allowlist cleared: any address';
+      return entries.length ? 'ipAllowlistSaved' : 'ipAllowlistCleared';
     });
   });
 
@@ -67,7 +67,7 @@ export function operatorPages(pages: App, services: ConsoleServices) {
     if (asked) return asked;
     return act(reply, page(username), async () => {
       await operators.resetMfa(username, user.actor);
-      return 'Two-factor reset';
+      return 'mfaReset';
     });
   });
 
@@ -80,7 +80,7 @@ export function operatorPages(pages: App, services: ConsoleServices) {
       return act(reply, page(username), async () => {
         if (kind === 'sessions') await operators.revokeSession(username, id, user.actor);
         else await operators.revokeTokens(username, user.actor, id);
-        return kind === 'sessions' ? 'Session ended' : 'Token revoked; the others keep working';
+        return kind === 'sessions' ? 'sessionEnded' : 'tokenRevoked';
       });
     });
   }

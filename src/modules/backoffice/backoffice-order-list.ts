@@ -32,7 +32,7 @@ const SORTS = ['created_desc', 'created_asc', 'amount_desc', 'amount_asc'] as co
 export function keepQuery(q: Form, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries({ ...q, ...extra }))
-    if (v !== undefined && v !== '' && k !== 'msg' && k !== 'error') params.set(k, v);
+    if (v !== undefined && v !== '' && !/^(msg|error)(_\w+)?$/.test(k)) params.set(k, v);
   return params.toString();
 }
 

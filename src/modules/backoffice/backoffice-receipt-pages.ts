@@ -64,7 +64,7 @@ export function receiptPages(pages: App, services: ConsoleServices) {
         if (decision === 'reject' && !reason)
           throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
         await receipts.review(id, decision === 'accept' ? 'accepted' : 'rejected', reason, user.actor);
-        return decision === 'accept' ? 'Receipt accepted' : 'Receipt rejected';
+        return decision === 'accept' ? 'receiptAccepted' : 'receiptRejected';
       });
     });
   }

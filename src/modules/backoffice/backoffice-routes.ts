@@ -216,7 +216,7 @@ export function backofficeRoutes(
             },
             user.actor,
           );
-          return 'Order confirmed';
+          return 'orderConfirmed';
         });
       });
 
@@ -234,7 +234,7 @@ export function backofficeRoutes(
           const reason = str(form.reason);
           if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
           await orders.cancel(id, reason, userOf(request).actor);
-          return 'Order cancelled';
+          return 'orderCancelled';
         });
       });
 
@@ -248,7 +248,7 @@ export function backofficeRoutes(
           safeBack(`/backoffice/orders/${str(form.order_id) ?? ''}`, '/backoffice/orders'),
           async () => {
             await webhooks.resend(id, userOf(request).actor);
-            return 'Webhook queued again';
+            return 'webhookQueued';
           },
         );
       });
@@ -271,7 +271,7 @@ export function backofficeRoutes(
         const user = requirePermission(request, 'payouts.manage');
         return act(reply, '/backoffice/payouts', async () => {
           await payouts.take(id, user.actor);
-          return 'Payout taken';
+          return 'payoutTaken';
         });
       });
       pages.post('/backoffice/payouts/:id/sent', async (request, reply) => {
@@ -282,7 +282,7 @@ export function backofficeRoutes(
           const user = requirePermission(request, 'payouts.manage');
           return await act(reply, '/backoffice/payouts', async () => {
             await orders.confirm(id, { reason: str(upload.fields.reason) }, user.actor, upload);
-            return 'Payout marked sent';
+            return 'payoutSent';
           });
         } finally {
           await deps.uploads.discard(upload);
@@ -297,7 +297,7 @@ export function backofficeRoutes(
           const reason = str(form.reason);
           if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
           await orders.cancel(id, reason, user.actor);
-          return 'Payout marked failed';
+          return 'payoutFailed';
         });
       });
 

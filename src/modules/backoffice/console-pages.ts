@@ -7,6 +7,7 @@ import {
   fill,
   pickConsoleLang,
 } from './console-texts.js';
+import type { FlashKey } from './console-texts-setup-en.js';
 
 /**
  * Title and text of the console's error page for an error code, in the operator's language: the
@@ -96,7 +97,7 @@ export function pageBasics(request: FastifyRequest, reply: FastifyReply) {
   const tz = TIME_ZONES.find((z) => z === chosen) ?? 'UTC';
   // The language links keep the page's own query (filters, status) and change only `lang`.
   const params = new URLSearchParams(
-    (request.url.split('?')[1] ?? '').replace(/(^|&)(msg|error)=[^&]*/g, ''),
+    (request.url.split('?')[1] ?? '').replace(/(^|&)(msg|error)(_\w+)?=[^&]*/g, ''),
   );
   const langHref = (to: ConsoleLang) => {
     params.set('lang', to);
@@ -118,15 +119,51 @@ export function render(
   data: Record<string, unknown>,
 ) {
   const user = request.consoleUser;
-  const q = request.query as { msg?: string; error?: string } | undefined;
+  const basics = pageBasics(request, reply);
+  const q = (request.query ?? {}) as Form;
   return reply.type('text/html; charset=utf-8').view(page, {
-    ...pageBasics(request, reply),
+    ...basics,
     ...data,
     user: user ? { username: user.operator.username, role: user.operator.role, can: user.can } : undefined,
     csrf: user?.csrf ?? '',
-    msg: q?.msg ?? null,
-    error: q?.error ?? null,
+    msg: flashText(q, basics.t),
+    // A page drawn again after a refusal (its typed values kept) names the failure itself.
+    error:
+      data.failure instanceof AppError ? failureText(data.failure, basics.t) : errorFlashText(q, basics.t),
   });
+}
+
+/**
+ * The message after an action, in the operator's language: the catalogue's `flash_<msg>` with its
+ * holes from `msg_<hole>` query fields; null for no message or one the catalogue does not have
+ * (a link cannot make the console say words of its own).
+ */
+export function flashText(q: Form, t: ConsoleTexts): string | null {
+  const texts = t as Readonly<Record<string, string>>;
+  const text = q.msg && /^\w{1,40}$/.test(q.msg) ? texts[`flash_${q.msg}`] : undefined;
+  if (!text) return null;
+  const values = Object.fromEntries(
+    Object.entries(q)
+      .filter(([k, v]) => k.startsWith('msg_') && v !== undefined)
+      .map(([k, v]) => [k.slice(4), String(v).slice(0, 200)]),
+  );
+  return fill(text, values);
+}
+
+/** The failure after an action: the error code's title and text (`error`, `error_field`, `error_problem`). */
+export function errorFlashText(q: Form, t: ConsoleTexts): string | null {
+  const code = q.error;
+  if (!code || !/^[A-Z][A-Z_]{1,40}$/.test(code)) return null;
+  const field = q.error_field?.slice(0, 80);
+  const problem = q.error_problem?.slice(0, 200);
+  return failureText(new AppError(code as never, field && problem ? [{ field, problem }] : undefined), t);
+}
+
+/** One line for a refused action: its code's title, then its text (naming the field). */
+export function failureText(error: AppError, t: ConsoleTexts): string {
+  const shown = consoleErrorText(error, t);
+  const text = shown.text.trim();
+  return text ? `${shown.title}. ${text}` : shown.title;
 }
 
 /**
@@ -141,16 +178,35 @@ export function safeBack(value: string | undefined, fallback: string): string {
     : fallback;
 }
 
-/** Runs a form action and redirects to `back` with a message, or with the error code it failed with. */
-export async function act(reply: FastifyReply, back: string, action: () => Promise<string>) {
-  const sep = back.includes('?') ? '&' : '?';
+/** What a form action says when it worked: a `flash_<key>` of the catalogue, with its holes. */
+export type Flash = FlashKey | { key: FlashKey; values: Record<string, string> };
+
+/** `back` with the flash message (`msg=<key>`, `msg_<hole>=<value>`) in its query. */
+export function withFlash(back: string, flash: Flash): string {
+  const params = new URLSearchParams();
+  const { key, values } = typeof flash === 'string' ? { key: flash, values: {} } : flash;
+  params.set('msg', key);
+  for (const [hole, value] of Object.entries(values)) params.set(`msg_${hole}`, value);
+  return `${back}${back.includes('?') ? '&' : '?'}${params.toString()}`;
+}
+
+/**
+ * Runs a form action and redirects to `back` with its message, or with the error code it failed
+ * with (`error`, and the first detail's `error_field` / `error_problem`); FORBIDDEN and other
+ * errors are thrown on to the error page.
+ */
+export async function act(reply: FastifyReply, back: string, action: () => Promise<Flash>) {
   try {
-    const msg = await action();
-    return reply.redirect(`${back}${sep}msg=${encodeURIComponent(msg)}`, 303);
+    return reply.redirect(withFlash(back, await action()), 303);
   } catch (err) {
     if (err instanceof AppError && err.code !== 'FORBIDDEN') {
-      const detail = err.details?.[0] ? ` (${err.details[0].field}: ${err.details[0].problem})` : '';
-      return reply.redirect(`${back}${sep}error=${encodeURIComponent(err.code + detail)}`, 303);
+      const params = new URLSearchParams({ error: err.code });
+      const first = err.details?.[0];
+      if (first) {
+        params.set('error_field', first.field);
+        params.set('error_problem', first.problem);
+      }
+      return reply.redirect(`${back}${back.includes('?') ? '&' : '?'}${params.toString()}`, 303);
     }
     throw err;
   }

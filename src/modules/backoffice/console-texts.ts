@@ -1,18 +1,24 @@
 import { chooseLang, fill } from '../../lib/language.js';
 import { CONSOLE_EN } from './console-texts-en.js';
 import { CONSOLE_RU } from './console-texts-ru.js';
+import { CONSOLE_SETUP_EN } from './console-texts-setup-en.js';
+import { CONSOLE_SETUP_RU } from './console-texts-setup-ru.js';
 
 /** The console's languages (issue 23 item 6): the operator's choice, remembered; English by default. */
 export type ConsoleLang = 'en' | 'ru';
 
 /**
  * The console's catalogue, one per language: the layout, sign-in, dashboard, queues, account,
- * two-factor and the confirmation pages. `{name}` holes are filled by `fill`; a confirmation's changes
- * are one line each.
+ * two-factor and the confirmation pages, then (the `setup` part) the set-up pages, the messages after
+ * an action and error titles. `{name}` holes are filled by `fill`; a confirmation's changes are one
+ * line each.
  */
-export const CONSOLE_TEXTS: Record<ConsoleLang, Readonly<Record<keyof typeof CONSOLE_EN, string>>> = {
-  en: CONSOLE_EN,
-  ru: CONSOLE_RU,
+export const CONSOLE_TEXTS: Record<
+  ConsoleLang,
+  Readonly<Record<keyof typeof CONSOLE_EN | keyof typeof CONSOLE_SETUP_EN, string>>
+> = {
+  en: { ...CONSOLE_EN, ...CONSOLE_SETUP_EN },
+  ru: { ...CONSOLE_RU, ...CONSOLE_SETUP_RU },
 };
 
 /** One language's catalogue. */

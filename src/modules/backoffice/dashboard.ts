@@ -29,7 +29,7 @@ function queue(key: string, href: string, createdAts: string[], nowMs: number): 
 /**
  * The operators' dashboard (issue 23 item 1): every queue with its count and oldest age, today's
  * volume and conversion per payment type, requisites without a live device, failing webhook
- * deliveries and stale rates, each with the link to its list. Read through the modules' public
+ * deliveries, stale rates and chain watchers to look at, each with the link to its list. Read through the modules' public
  * services, as the admin API reads them; the page refreshes it over Server-Sent Events.
  */
 export function createDashboard(services: ConsoleServices, clock: Clock) {
@@ -48,6 +48,7 @@ export function createDashboard(services: ConsoleServices, clock: Clock) {
         pending,
         exhausted,
         rates,
+        chainHealth,
       ] = await Promise.all([
         services.receipts.list('under_review', CAP + 1),
         services.payouts.list('pending', CAP + 1),
@@ -60,6 +61,7 @@ export function createDashboard(services: ConsoleServices, clock: Clock) {
         services.webhooks.list({ status: 'pending' }, CAP + 1),
         services.webhooks.list({ status: 'exhausted' }, CAP + 1),
         services.rates.list(),
+        services.chains.health(),
       ]);
       const chain = crypto.transactions_needing_attention.filter(
         (t) => ['unmatched', 'late', 'partial', 'dropped'].includes(t.outcome ?? '') || t.reorged_at !== null,
@@ -110,6 +112,10 @@ export function createDashboard(services: ConsoleServices, clock: Clock) {
           .map((r) => ({ id: r.id, bank: r.bank, address: r.address })),
         webhooks_failing: failing.length,
         stale_rates: rates.filter((r) => !r.fresh).map((r) => `${r.base}/${r.quote}`),
+        // Issue 20: a watcher lagging past its limit, failing, or silent (the chain_watcher_alert metric).
+        chains_alerting: Object.entries(chainHealth.alert)
+          .filter(([, on]) => on === 1)
+          .map(([chain]) => chain),
       };
     },
   };

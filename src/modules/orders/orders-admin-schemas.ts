@@ -32,7 +32,17 @@ export const AdminOrderListSchema = Type.Object({
   total: Type.Integer(),
   page: Type.Integer(),
   size: Type.Integer(),
-  orders: Type.Array(AdminOrderSchema),
+  orders: Type.Array(
+    Type.Object({
+      ...AdminOrderSchema.properties,
+      ended_by: Nullable(
+        Type.String({
+          description:
+            'Who ended an order in status error (`system` for an expiry, `operator:<name>`, `chain-watcher`...); null otherwise',
+        }),
+      ),
+    }),
+  ),
 });
 
 /** One step of an order's timeline (the creation first). */

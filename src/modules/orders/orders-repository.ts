@@ -346,6 +346,20 @@ export async function listOrders(ex: Executor, filter: OrderFilter, page: number
   return { rows, total: Number(totals[0]?.n ?? 0) };
 }
 
+/**
+ * Who moved each of these orders to `error` (the actor of its latest move there: `system` for an
+ * expiry, `operator:<name>`, `sandbox`...), by order id; orders never ended in error are absent.
+ */
+export async function endedBy(ex: Executor, orderIds: string[]): Promise<Map<string, string>> {
+  if (orderIds.length === 0) return new Map();
+  const rows = await ex
+    .select({ orderId: orderEvents.orderId, actor: orderEvents.actor })
+    .from(orderEvents)
+    .where(and(inArray(orderEvents.orderId, orderIds), eq(orderEvents.toStatus, 'error')))
+    .orderBy(asc(orderEvents.id));
+  return new Map(rows.map((r) => [r.orderId, r.actor]));
+}
+
 /** Orders of a queue, oldest first while pending (operators work them in order), else newest first. */
 export async function listQueue(ex: Executor, filter: OrderFilter, limit: number) {
   return ex

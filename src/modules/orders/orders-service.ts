@@ -15,6 +15,7 @@ import type { OrderLifecycle } from './order-lifecycle.js';
 import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
 import { dailySeries, merchantReport } from './orders-reports.js';
 import {
+  endedBy,
   findOrderById,
   listOrders,
   lockOrder,
@@ -190,11 +191,26 @@ export function createOrdersService(deps: {
       };
     },
 
-    /** Admin list with filters, newest first; rows carry the operator's fields. */
+    /**
+     * Admin list with filters, newest first; rows carry the operator's fields and, for an order in
+     * error, who ended it (`ended_by`: issue 23 item 3, "cancelled by whom").
+     */
     async listAdminOrders(filter: OrderFilter, page: number, size: number) {
       const { rows, total } = await listOrders(db, filter, page, size);
       const nowMs = clock.now();
-      return { total, page, size, orders: rows.map((o) => adminOrderView(o, nowMs, publicBaseUrl)) };
+      const enders = await endedBy(
+        db,
+        rows.filter((o) => o.status === 'error').map((o) => o.id),
+      );
+      return {
+        total,
+        page,
+        size,
+        orders: rows.map((o) => ({
+          ...adminOrderView(o, nowMs, publicBaseUrl),
+          ended_by: o.status === 'error' ? (enders.get(o.id) ?? null) : null,
+        })),
+      };
     },
 
     /** Every order of a filter as operators see it, newest first, read a page at a time (the CSV export). */

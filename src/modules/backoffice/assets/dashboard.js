@@ -24,6 +24,8 @@
     set('requisites_without_device', String(f.requisites_without_device.length));
     set('webhooks_failing', String(f.webhooks_failing));
     set('stale_rates', String(f.stale_rates.length));
+    set('chains_alerting', String(f.chains_alerting.length));
+    if (f.chains_alerting.length) set('chains_alerting.names', f.chains_alerting.join(', '));
     set('generated_at', f.generated_at.slice(11, 19));
     document.body.dataset.live = 'yes';
   });

@@ -90,6 +90,30 @@ export function timeIn(iso: string, timeZone: string): string {
   return `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}`;
 }
 
+/** What the console needs of an order to name its state (the admin view, with its list or timeline extras). */
+export interface OrderStateFacts {
+  status: string;
+  status_reason: string | null;
+  direction?: string;
+  /** Who moved it to `error` (the orders list's `ended_by`). */
+  ended_by?: string | null;
+  /** The timeline (the order page): the last move to `error` names who ended it. */
+  events?: ReadonlyArray<{ to: string; actor: string }>;
+}
+
+/**
+ * An order's state as operators read it (issue 23 item 3): pending, success, expired, "cancelled by
+ * operator:anna" (a PAYOUT: "failed, marked by ..."), or failed, then the reason; never a bare `error`.
+ */
+export function orderStateText(o: OrderStateFacts, t: ConsoleTexts): string {
+  if (o.status !== 'error') return (t as Readonly<Record<string, string>>)[`st_${o.status}`] ?? o.status;
+  if (o.status_reason === 'expired') return t.st_expired;
+  const ender = o.ended_by ?? o.events?.filter((e) => e.to === 'error').at(-1)?.actor ?? null;
+  const who = ender && ender !== 'system' ? ender : null;
+  const head = who ? fill(o.direction === 'PAYOUT' ? t.failedBy : t.endedBy, { actor: who }) : t.st_failed;
+  return o.status_reason ? `${head}: ${o.status_reason}` : head;
+}
+
 /** What every console view gets besides its own data: the catalogue, the language, `fill`, times. */
 export function pageBasics(request: FastifyRequest, reply: FastifyReply) {
   const lang = consoleLangOf(request, reply);
@@ -108,7 +132,9 @@ export function pageBasics(request: FastifyRequest, reply: FastifyReply) {
     iso
       ? `<time datetime="${iso}" title="${iso}">${timeIn(iso, tz)}${tz === 'UTC' ? ' UTC' : ''}</time>`
       : '—';
-  return { t: CONSOLE_TEXTS[lang], lang, fill, langHref, when, tz };
+  const t = CONSOLE_TEXTS[lang];
+  const state = (o: OrderStateFacts) => orderStateText(o, t);
+  return { t, lang, fill, langHref, when, tz, state };
 }
 
 /** Renders a console page inside the layout, with the user, CSRF token and flash messages. */

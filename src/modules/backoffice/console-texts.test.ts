@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ageText } from './backoffice-dashboard-pages.js';
-import { timeIn } from './console-pages.js';
+import { errorFlashText, flashText, orderStateText, timeIn } from './console-pages.js';
 import { CONSOLE_TEXTS, fill, pickConsoleLang } from './console-texts.js';
 
 describe('console catalogue (issue 23 item 6)', () => {
@@ -39,5 +39,50 @@ describe('console catalogue (issue 23 item 6)', () => {
       ],
       ['2026-11-25 22:05', '2026-11-26 01:05', '2026-11-26 03:05', '2026-11-26 08:05'],
     );
+  });
+
+  it('an order state names what happened and who ended it, never a bare error', () => {
+    const { en, ru } = CONSOLE_TEXTS;
+    const ended = { status: 'error', status_reason: 'payer asked' };
+    assert.deepEqual(
+      [
+        orderStateText({ status: 'pending', status_reason: null }, en),
+        orderStateText({ status: 'error', status_reason: 'expired', ended_by: 'system' }, en),
+        orderStateText({ ...ended, ended_by: 'operator:anna' }, en),
+        orderStateText({ ...ended, direction: 'PAYOUT', ended_by: 'operator:bob' }, en),
+        orderStateText(
+          {
+            ...ended,
+            events: [
+              { to: 'pending', actor: 'x' },
+              { to: 'error', actor: 'operator:c' },
+            ],
+          },
+          ru,
+        ),
+        orderStateText({ status: 'error', status_reason: null, ended_by: 'system' }, en),
+      ],
+      [
+        'pending',
+        'expired',
+        'cancelled by operator:anna: payer asked',
+        'failed, marked by operator:bob: payer asked',
+        'отменён: operator:c: payer asked',
+        'failed',
+      ],
+    );
+  });
+
+  it('a message after an action is a catalogue key; an error flash is a code', () => {
+    const { en } = CONSOLE_TEXTS;
+    assert.equal(flashText({ msg: 'chainSaved', msg_chain: 'bitcoin' }, en), 'Chain bitcoin saved.');
+    assert.equal(flashText({ msg: 'toString' }, en), null);
+    assert.equal(flashText({ msg: 'Wire money to 2200...' }, en), null);
+    assert.equal(
+      errorFlashText({ error: 'FORBIDDEN' }, en),
+      'Not allowed. Your role does not allow this page or action, or the form expired.',
+    );
+    assert.equal(errorFlashText({ error: 'SOME_NEW_CODE' }, en), 'SOME_NEW_CODE. The action was refused.');
+    assert.equal(errorFlashText({ error: 'lower case' }, en), null);
   });
 });

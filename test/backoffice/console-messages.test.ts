@@ -68,7 +68,8 @@ describe('console messages, merchant settings fields and who ended an order (iss
     assert.doesNotMatch(form.body, /Limits \(JSON\)/);
     const fields = {
       payment_types_shown: '1',
-      payment_types: ['card', 'sbp_pdf'],
+      pt_card: 'on',
+      pt_sbp_pdf: 'on',
       limits_shown: '1',
       limit_min_card: '100',
       limit_max_card: '',
@@ -81,7 +82,7 @@ describe('console messages, merchant settings fields and who ended an order (iss
     const m = await admin<Record<string, unknown>>(t.app, 'GET', `/admin/merchants/${merchantId}`);
     assert.deepEqual(m.payment_types, ['card', 'sbp_pdf']);
     assert.deepEqual(m.limits, { card: { min: '100' }, sbp_pdf: { max: '90000.5' } });
-    assert.equal(m.allow_usdt, true, 'the checked box wins over its hidden "off"');
+    assert.equal(m.allow_usdt, true, 'the checked box (sent last) wins over its hidden "off"');
     const off = await consolePost(t.app, s, `/backoffice/merchants/${merchantId}`, { allow_usdt: 'off' });
     assert.match(String(off.headers.location), /msg=merchantSaved/);
     assert.equal(
@@ -97,6 +98,30 @@ describe('console messages, merchant settings fields and who ended an order (iss
     assert.match(refused.body, /name="limit_min_card" value="ten"/);
     const kept = await admin<{ limits: unknown }>(t.app, 'GET', `/admin/merchants/${merchantId}`);
     assert.deepEqual(kept.limits, { card: { min: '100' }, sbp_pdf: { max: '90000.5' } }, 'nothing saved');
+  });
+
+  it('a repeated form field or query name is one value (the last), never a 500', async () => {
+    const merchantId = `m_${randomUUID().slice(0, 8)}`;
+    await admin(t.app, 'POST', '/admin/merchants', { merchant_id: merchantId });
+    const res = await consolePost(t.app, s, `/backoffice/merchants/${merchantId}`, {
+      payin_fee_percent: ['1.5', '2.5'],
+      display_name: ['A', 'B'],
+    });
+    assert.equal(res.statusCode, 303, res.body);
+    const m = await admin<Record<string, unknown>>(t.app, 'GET', `/admin/merchants/${merchantId}`);
+    assert.deepEqual([m.payin_fee_percent, m.display_name], ['2.5', 'B']);
+    const created = await consolePost(t.app, s, '/backoffice/merchants', {
+      merchant_id: [`m_${randomUUID().slice(0, 8)}`, `m_${randomUUID().slice(0, 8)}`],
+    });
+    assert.equal(created.statusCode, 200, 'created with the last id sent');
+    for (const url of [
+      '/backoffice/orders?status=pending&status=error&q=a&q=b&page=1&page=2',
+      '/backoffice/audit?actor=a&actor=b',
+      '/portal/login?lang=ru&lang=en',
+    ]) {
+      const res = await page(url);
+      assert.equal(res.statusCode, 200, `${url}: ${res.body.slice(0, 200)}`);
+    }
   });
 
   it('a list names who ended an order: the operator who cancelled it, not a bare error', async () => {

@@ -343,7 +343,7 @@ describe('console shift in Chromium (issue 23)', {
       'the error in the page language, naming the field',
     );
     await settings.locator('input[name=limit_max_card_pdf]').fill('150000');
-    await settings.locator('input[name=payment_types][value=sbp_pdf]').check();
+    await settings.locator('input[name=pt_sbp_pdf]').check();
     await settings.locator('button').click();
     assert.equal(await page.getByTestId('flash').textContent(), 'Мерчант сохранён.');
     const saved = await admin<{ limits: Record<string, unknown>; payment_types: string[] }>(

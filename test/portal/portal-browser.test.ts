@@ -218,7 +218,7 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
       if (width === 1280) {
         await page.goto(`${base}/portal/events`);
         await page.fill('[data-testid=subscription-url]', `${receiver.url}/events`);
-        await page.check('input[name=events][value="order.expired"]');
+        await page.check('input[name="ev_order.expired"]');
         await page.getByTestId('subscribe').click();
         await page.getByTestId('subscription').waitFor();
         await page.getByTestId('send-test').click();

@@ -16,31 +16,20 @@ const list = (v: string | undefined) =>
 const allTypes = [...FIAT_TYPES, ...CRYPTO_TYPES];
 const int = (v: string | undefined) => (str(v) === undefined ? undefined : Number.parseInt(String(v), 10));
 
-/** Every value a form sent under `key` (a repeated field, such as checkboxes, arrives as a list). */
-function all(form: Form, key: string): string[] {
-  const v = (form as Record<string, string | string[] | undefined>)[key];
-  return v === undefined ? [] : Array.isArray(v) ? v : [v];
-}
-
 /**
  * Merchant settings from the console form (issue 23 item 4: fields, not JSON): payment types as
- * checkboxes, limits as a min and a max per payment type (`limit_min_<type>`, `limit_max_<type>`;
+ * checkboxes (`pt_<type>=on`), limits as a min and a max per payment type (`limit_min_<type>`, `limit_max_<type>`;
  * empty: none of its own). The merchants service validates every value (VALIDATION_ERROR naming it).
  */
 function settingsFromForm(form: Form): MerchantSettingsInput {
   const out: MerchantSettingsInput = {};
   const currencies = list(form.currencies);
   if (currencies) out.currencies = currencies;
-  if (form.payment_types_shown) out.payment_types = all(form, 'payment_types');
-  else {
-    const types = list(form.payment_types);
-    if (types) out.payment_types = types;
-  }
+  if (form.payment_types_shown) out.payment_types = allTypes.filter((type) => form[`pt_${type}`] === 'on');
   if (str(form.payin_fee_percent)) out.payin_fee_percent = String(str(form.payin_fee_percent));
   if (str(form.payout_fee_percent)) out.payout_fee_percent = String(str(form.payout_fee_percent));
-  // A checkbox after its hidden "off": the last value sent is the box's state.
-  const usdt = all(form, 'allow_usdt').at(-1);
-  if (usdt !== undefined) out.allow_usdt = usdt === 'on';
+  // A checkbox after its hidden "off": the form parser keeps the last value, the box's state.
+  if (form.allow_usdt !== undefined) out.allow_usdt = form.allow_usdt === 'on';
   const up = int(form.default_amount_up);
   const down = int(form.default_amount_down);
   const ttl = int(form.order_ttl_seconds);
@@ -57,7 +46,7 @@ function settingsFromForm(form: Form): MerchantSettingsInput {
     const limits: NonNullable<MerchantSettingsInput['limits']> = {};
     for (const [key, value] of Object.entries(form)) {
       const m = /^limit_(min|max)_([a-z0-9_]{1,40})$/.exec(key);
-      const amount = str(typeof value === 'string' ? value : undefined);
+      const amount = str(value);
       if (!m?.[1] || !m[2] || amount === undefined) continue;
       limits[m[2]] = { ...limits[m[2]], [m[1]]: amount };
     }

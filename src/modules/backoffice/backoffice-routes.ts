@@ -12,6 +12,7 @@ import { MULTIPART_LIMITS, type UploadReader } from '../../http/multipart.js';
 import type { App } from '../../http/schemas.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
+import { lastValues, parseFormBody } from '../../lib/form-fields.js';
 import { accountPages } from './backoffice-account-pages.js';
 import { adminPages } from './backoffice-admin-pages.js';
 import { appealPages } from './backoffice-appeal-pages.js';
@@ -81,7 +82,11 @@ export function backofficeRoutes(
 
   void app.register(async (scope: App) => {
     await scope.register(cookie);
-    await scope.register(formbody);
+    // One string per field and query name (src/lib/form-fields.ts): a repeated name is never a list.
+    await scope.register(formbody, { parser: parseFormBody });
+    scope.addHook('onRequest', async (request) => {
+      request.query = lastValues(request.query);
+    });
     await scope.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
     await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
     scope.addHook('onSend', async (_request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
+import type { FormFields } from '../../lib/form-fields.js';
 import {
   CONSOLE_TEXTS,
   type ConsoleLang,
@@ -33,8 +34,8 @@ export function consoleErrorText(
   };
 }
 
-/** Form fields as @fastify/formbody gives them. */
-export type Form = Record<string, string | undefined>;
+/** Form fields and query strings as the console reads them: one string per name (src/lib/form-fields.ts). */
+export type Form = FormFields;
 
 /** The cookie that remembers the operator's language (a year; the console's paths only). */
 const LANG_COOKIE = 'bo_lang';

@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { logFailure } from '../../http/error-handler.js';
 import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import type { App } from '../../http/schemas.js';
+import { lastValues, parseFormBody } from '../../lib/form-fields.js';
 import { portalBrandingPages } from './portal-branding-pages.js';
 import { portalExports } from './portal-exports.js';
 import { portalPages } from './portal-pages.js';
@@ -54,7 +55,11 @@ export function portalRoutes(
   const { users } = deps;
   void app.register(async (scope: App) => {
     await scope.register(cookie);
-    await scope.register(formbody);
+    // One string per field and query name (src/lib/form-fields.ts): a repeated name is never a list.
+    await scope.register(formbody, { parser: parseFormBody });
+    scope.addHook('onRequest', async (request) => {
+      request.query = lastValues(request.query);
+    });
     await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
     scope.addHook('onSend', async (_request, reply) => {
       reply.header('content-security-policy', PORTAL_CSP);

@@ -5,12 +5,6 @@ import { EVENT_TYPES } from '../webhooks/index.js';
 import type { PortalService } from './portal-service.js';
 import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } from './portal-session.js';
 
-/** A form field that may repeat (checkboxes): always a list. */
-function many(value: unknown): string[] {
-  if (Array.isArray(value)) return value.map(String);
-  return value === undefined || value === '' ? [] : [String(value)];
-}
-
 /**
  * The portal's sandbox and events pages (issue 21 sections 2 and 3): the sandbox buttons of a test
  * order, the test key (issued and shown once), and the event subscriptions with a test event and
@@ -56,12 +50,13 @@ export function portalSandboxPages(pages: App, deps: { portal: PortalService }) 
   });
 
   pages.post('/portal/events', async (request, reply) => {
-    const form = request.body as Record<string, unknown>;
+    const form = request.body as Form;
     checkPortalCsrf(request, form._csrf);
     const user = requireRole(request, 'owner', 'developer');
     await portal.subscriptions.subscribe(
       user,
-      { url: String(form.url ?? ''), events: many(form.events) },
+      // One checkbox name per event type (`ev_<type>=on`): form fields never repeat (src/lib/form-fields.ts).
+      { url: String(form.url ?? ''), events: EVENT_TYPES.filter((e) => form[`ev_${e}`] === 'on') },
       request.ip,
     );
     return reply.redirect('/portal/events?msg=subscribed', 303);

@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
+import type { FormFields } from '../../lib/form-fields.js';
 import { safeEqual } from '../../lib/secrets.js';
 import { PORTAL_TEXTS, type PortalLang, portalLang } from './portal-texts.js';
 import type { PortalUser } from './portal-users.js';
 
-/** Form fields and query strings as @fastify/formbody and Fastify give them. */
-export type Form = Record<string, string | undefined>;
+/** Form fields and query strings as the portal reads them: one string per name (src/lib/form-fields.ts). */
+export type Form = FormFields;
 
 export const PORTAL_COOKIE = 'portal_session';
 export const LANG_COOKIE = 'portal_lang';

@@ -1,16 +1,8 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { checkCsrf, ENROL_PATH, userOf } from './backoffice-session.js';
-import {
-  act,
-  type Form,
-  preferenceCookie,
-  render,
-  str,
-  TIME_ZONES,
-  TZ_COOKIE,
-  withFlash,
-} from './console-pages.js';
+import { act, withFlash } from './console-messages.js';
+import { type Form, preferenceCookie, render, str, TIME_ZONES, TZ_COOKIE } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /**

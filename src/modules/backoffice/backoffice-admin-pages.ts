@@ -4,7 +4,9 @@ import { CRYPTO_TYPES, FIAT_TYPES } from '../catalog/index.js';
 import type { MerchantSettingsInput } from '../merchants/index.js';
 import type { RequisiteInput } from '../requisites/index.js';
 import { checkCsrf, requirePermission, userOf } from './backoffice-session.js';
-import { act, confirmFirst, type Form, render, str, withFlash } from './console-pages.js';
+import { confirmFirst } from './console-confirm.js';
+import { act, withFlash } from './console-messages.js';
+import { type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 const list = (v: string | undefined) =>

@@ -3,7 +3,8 @@ import { AppError } from '../../lib/errors.js';
 import type { AppealsService } from '../appeals/index.js';
 import type { OrdersService } from '../orders/index.js';
 import { checkCsrf, requirePermission } from './backoffice-session.js';
-import { act, type Form, render, str } from './console-pages.js';
+import { act } from './console-messages.js';
+import { type Form, render, str } from './console-pages.js';
 
 const STATUSES = ['open', 'accepted', 'rejected'] as const;
 

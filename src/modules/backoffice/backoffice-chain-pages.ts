@@ -1,7 +1,8 @@
 import type { App } from '../../http/schemas.js';
 import type { ChainsService } from '../chains/index.js';
 import { checkCsrf, requirePermission } from './backoffice-session.js';
-import { act, type Form, render, str } from './console-pages.js';
+import { act } from './console-messages.js';
+import { type Form, render, str } from './console-pages.js';
 
 const int = (v: string | undefined) => {
   const s = str(v);

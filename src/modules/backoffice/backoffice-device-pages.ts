@@ -2,7 +2,8 @@ import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import type { DeviceAdmin, DeviceReview } from '../devices/index.js';
 import { checkCsrf, requirePermission } from './backoffice-session.js';
-import { act, type Form, render, str } from './console-pages.js';
+import { act } from './console-messages.js';
+import { type Form, render, str } from './console-pages.js';
 
 const STATUSES = [
   'review',

@@ -1,7 +1,9 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { checkCsrf, requirePermission } from './backoffice-session.js';
-import { act, confirmFirst, type Form, render } from './console-pages.js';
+import { confirmFirst } from './console-confirm.js';
+import { act } from './console-messages.js';
+import { type Form, render } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /**

@@ -1,7 +1,9 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { checkCsrf, requirePermission } from './backoffice-session.js';
-import { act, type Form, render, safeBack, str } from './console-pages.js';
+import { safeBack } from './console-confirm.js';
+import { act } from './console-messages.js';
+import { type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /**

@@ -34,17 +34,9 @@ import {
   SESSION_COOKIE,
   userOf,
 } from './backoffice-session.js';
-import {
-  accountText,
-  act,
-  confirmFirst,
-  consoleErrorText,
-  type Form,
-  pageBasics,
-  render,
-  safeBack,
-  str,
-} from './console-pages.js';
+import { confirmFirst, safeBack } from './console-confirm.js';
+import { act, consoleErrorText } from './console-messages.js';
+import { accountText, type Form, pageBasics, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 import { createDashboard } from './dashboard.js';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ageText } from './backoffice-dashboard-pages.js';
-import { errorFlashText, flashText, orderStateText, timeIn } from './console-pages.js';
+import { errorFlashText, flashText } from './console-messages.js';
+import { orderStateText, timeIn } from './console-pages.js';
 import { CONSOLE_TEXTS, fill, pickConsoleLang } from './console-texts.js';
 
 describe('console catalogue (issue 23 item 6)', () => {

@@ -317,7 +317,7 @@ export async function* streamOrders(
   }
 }
 
-/** A page of orders, newest first, and the total matching. */
+/** The ORDER BY of a list's sort, the id breaking ties so that pages never overlap. */
 function sortOf(sort: OrderFilter['sort']) {
   switch (sort) {
     case 'created_asc':
@@ -331,6 +331,7 @@ function sortOf(sort: OrderFilter['sort']) {
   }
 }
 
+/** A page of orders in the filter's sort (newest first by default), and the total matching. */
 export async function listOrders(ex: Executor, filter: OrderFilter, page: number, size: number) {
   const where = filterSql(filter);
   const [rows, totals] = await Promise.all([

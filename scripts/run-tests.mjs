@@ -51,11 +51,6 @@ if (baseUrl) {
   console.log('Testing on embedded PostgreSQL (PGlite, in memory)');
 }
 
-// Files named *.serial.test.ts disturb the shared services (e.g. restart PostgreSQL): they run after
-// the others, one at a time.
-const parallel = files.filter((f) => !f.endsWith('.serial.test.ts'));
-// They disturb PostgreSQL, so they need it: on the embedded database there is nothing to run.
-const serial = baseUrl ? files.filter((f) => f.endsWith('.serial.test.ts')) : [];
 const run = (list, concurrency) =>
   list.length === 0
     ? { status: 0 }
@@ -64,9 +59,10 @@ const run = (list, concurrency) =>
         ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...list],
         { cwd: root, env, stdio: 'inherit' },
       );
-const first = run(parallel, 2);
-const second = run(serial, 1);
-const result = { status: first.status || second.status };
+// No test stops, restarts or drops anything it did not create (a test that takes PostgreSQL away
+// starts a server of its own: test/helpers/own-postgres.ts), so every file runs in the one pool.
+const first = run(files, 2);
+const result = { status: first.status };
 
 if (dbName) {
   const admin = new pg.Client({ connectionString: baseUrl });

@@ -1,18 +1,17 @@
-// Reliability invariant (issue 11 item 2.4): PostgreSQL stopped and restarted under the running
-// service (`src/main.ts`, jobs on). Meanwhile requests fail with 503 SERVICE_UNAVAILABLE (never 500)
-// and /readyz answers 503; afterwards the same process recovers by itself: requests succeed, /readyz
-// is 200, the webhook dispatcher delivers again. Named *.serial.test.ts: `npm test` runs it alone,
-// after every other file, since it takes the shared PostgreSQL away. PostgreSQL is started again in
-// after() whatever happened.
+// Reliability invariant (docs/api.md, "Operations": /readyz and 503): PostgreSQL stopped and restarted under
+// the running service (`src/main.ts`, jobs on). Meanwhile requests fail with 503 SERVICE_UNAVAILABLE
+// (never 500) and /readyz answers 503; afterwards the same process recovers by itself: requests
+// succeed, /readyz is 200, the webhook dispatcher delivers again. The server stopped is the test's
+// own (its own data directory and port, test/helpers/own-postgres.ts), never the machine's shared one,
+// so it runs on either database setting.
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import pg from 'pg';
-import { isolateDatabase, testDatabaseUrl } from '../helpers/database.js';
 import { sign } from '../helpers/merchant-client.js';
+import { type OwnPostgres, ownPostgresUnavailable, startOwnPostgres } from '../helpers/own-postgres.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -20,42 +19,19 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ADMIN_TOKEN = `pgrestart-admin-${randomUUID()}`;
 const SERVICE_UNAVAILABLE = { success: false, ok: false, status: 503, message: 'SERVICE_UNAVAILABLE' };
 
-/** The local cluster serving TEST_DATABASE_URL (`pg_lsclusters`), or why it cannot be stopped here. */
-function findCluster(): { version: string; name: string } | string {
-  const base = testDatabaseUrl();
-  if (!base) return 'PostgreSQL only';
-  const url = new URL(base);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) return 'PostgreSQL is not local';
-  if (process.getuid?.() !== 0) return 'stopping PostgreSQL needs root here (pg_ctlcluster)';
-  let listing: string;
-  try {
-    listing = execFileSync('pg_lsclusters', ['--no-header'], { encoding: 'utf8' });
-  } catch {
-    return 'pg_lsclusters is not available: PostgreSQL cannot be restarted from the test';
-  }
-  const port = url.port || '5432';
-  for (const line of listing.split('\n')) {
-    const [version, name, p] = line.trim().split(/\s+/);
-    if (version && name && p === port) return { version, name };
-  }
-  return `no local cluster on port ${port}`;
-}
+const unavailable = ownPostgresUnavailable();
+const skip = unavailable ? `needs a private PostgreSQL server: ${unavailable}` : false;
+let server: OwnPostgres | undefined;
 
-const cluster = findCluster();
-const skip = typeof cluster === 'string' ? cluster : false;
-
-/** pg_ctlcluster, without blocking this process (its traffic keeps flowing meanwhile). */
 async function pgctl(action: 'start' | 'stop' | 'restart'): Promise<void> {
-  if (typeof cluster === 'string') throw new Error(cluster);
-  const args = ['--skip-systemctl-redirect', cluster.version, cluster.name, action];
-  await promisify(execFile)('pg_ctlcluster', action === 'start' ? args : [...args, '-m', 'fast'], {
-    timeout: 30_000,
-  });
+  if (!server) throw new Error('the private PostgreSQL server was not started');
+  await server[action]();
 }
 
-/** Whether a new connection to the test server succeeds now. */
+/** Whether a new connection to the test's own server succeeds now. */
 async function postgresUp(): Promise<boolean> {
-  const client = new pg.Client({ connectionString: testDatabaseUrl(), connectionTimeoutMillis: 1000 });
+  if (!server) return false;
+  const client = new pg.Client({ connectionString: server.url, connectionTimeoutMillis: 1000 });
   try {
     await client.connect();
     await client.query('SELECT 1');
@@ -88,7 +64,6 @@ describe('PostgreSQL restarted under the running service', { skip, timeout: 60_0
   let child: ChildProcess | undefined;
   let output = '';
   let base = '';
-  let dropDatabase: () => Promise<void> = async () => undefined;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   /** Deaths of the service (output tail), each followed by a new process once PostgreSQL is back. */
   const deaths: string[] = [];
@@ -101,7 +76,7 @@ describe('PostgreSQL restarted under the running service', { skip, timeout: 60_0
   const flowing: Result[] = [];
 
   before(async () => {
-    dropDatabase = await isolateDatabase('inv_pgrestart');
+    server = await startOwnPostgres();
     receiver = await startReceiver();
     await startService();
     const warm = await newMerchant();
@@ -130,7 +105,7 @@ describe('PostgreSQL restarted under the running service', { skip, timeout: 60_0
       try {
         await pgctl('start');
       } catch (err) {
-        process.stderr.write(`pg_ctlcluster start: ${(err as Error).message}\n`);
+        process.stderr.write(`pg_ctl start: ${(err as Error).message}\n`);
       }
       for (let i = 0; i < 100 && !(await postgresUp()); i++) await sleep(200);
     }
@@ -140,7 +115,7 @@ describe('PostgreSQL restarted under the running service', { skip, timeout: 60_0
       await exited;
     }
     await receiver?.close();
-    await dropDatabase();
+    await server?.destroy();
   });
 
   /** Starts `src/main.ts` (jobs on) on the file's database and waits until it listens. */
@@ -161,7 +136,7 @@ describe('PostgreSQL restarted under the running service', { skip, timeout: 60_0
         RUN_JOBS: 'true',
         RATE_LIMITS: 'false',
         PUBLIC_BASE_URL: 'https://pay.example.test',
-        DATABASE_URL: testDatabaseUrl(),
+        DATABASE_URL: server?.url,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -271,7 +246,7 @@ describe('PostgreSQL restarted under the running service', { skip, timeout: 60_0
     // Requests racing the shutdown; checked below with the others.
     const racing = round(state);
     await pgctl('stop');
-    ctx.diagnostic(`pg_ctlcluster stop took ${Date.now() - t0} ms`);
+    ctx.diagnostic(`pg_ctl stop took ${Date.now() - t0} ms`);
     assert.equal(await postgresUp(), false, 'PostgreSQL still accepts connections after stop');
     transition = await racing;
     t0 = Date.now();
@@ -312,7 +287,7 @@ describe('PostgreSQL restarted under the running service', { skip, timeout: 60_0
     const t0 = Date.now();
     await pgctl('start');
     const started = Date.now();
-    ctx.diagnostic(`pg_ctlcluster start took ${started - t0} ms`);
+    ctx.diagnostic(`pg_ctl start took ${started - t0} ms`);
     if (await afterDeath(ctx)) return;
     let healthy: Result[] | undefined;
     while (!healthy && Date.now() - started < 20_000 && isAlive()) {
@@ -337,7 +312,7 @@ describe('PostgreSQL restarted under the running service', { skip, timeout: 60_0
     let again = false;
     try {
       await pgctl('restart');
-      ctx.diagnostic(`pg_ctlcluster restart took ${Date.now() - t0} ms`);
+      ctx.diagnostic(`pg_ctl restart took ${Date.now() - t0} ms`);
       while (!again && Date.now() - t0 < 20_000 && isAlive()) {
         await sleep(200);
         const last = flowing.slice(-6);

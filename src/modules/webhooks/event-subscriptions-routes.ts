@@ -122,7 +122,8 @@ export function eventSubscriptionsRoutes(
       ...common,
       schema: {
         ...base,
-        summary: 'The event delivery log: each delivery with its attempts (status, latency, answer)',
+        summary:
+          'The delivery log: success webhooks (event_type null) and events, each with its attempts (status, latency, answer)',
         querystring: Type.Object({
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
           before: Type.Optional(Type.String({ description: 'ISO 8601: deliveries created before it' })),

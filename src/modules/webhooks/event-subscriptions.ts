@@ -215,8 +215,9 @@ export function createEventSubscriptions(deps: {
     },
 
     /**
-     * The merchant's event deliveries of one mode (`sandbox`: a test key's view) with their attempts,
-     * newest first (`before`: ISO time for paging).
+     * The merchant's delivery log of one mode (`sandbox`: a test key's view): the success webhook's
+     * deliveries (`event_type` null) and the event subscriptions' ones, with their attempts, newest
+     * first (`before`: ISO time for paging); docs/api.md "Event subscriptions".
      */
     async deliveries(
       merchantId: string,
@@ -227,7 +228,7 @@ export function createEventSubscriptions(deps: {
       if (before && Number.isNaN(before.getTime())) throw invalidField('before', 'must be an ISO 8601 time');
       const rows = await listDeliveries(
         db,
-        { merchantId, eventsOnly: true, test: sandbox, ...(before ? { before } : {}) },
+        { merchantId, test: sandbox, ...(before ? { before } : {}) },
         page.limit ?? 50,
       );
       return rows.map((r) => deliveryView(r.delivery, r.attempts));

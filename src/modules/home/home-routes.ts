@@ -10,32 +10,32 @@ const STYLE =
 /** Strict CSP: nothing but this page's own style (by its hash); no script at all. */
 const CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const html = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The home page in `lang`: links to the portal, the console and the API documentation. */
 function homePage(lang: HomeLang, version: string): string {
   const t = HOME_TEXTS[lang];
   const other: HomeLang = lang === 'ru' ? 'en' : 'ru';
   const item = (href: string, name: string, hint: string, testid: string) =>
-    `<li><a href="${href}" data-testid="${testid}">${escape(name)}</a> <span class="muted">${escape(hint)}</span></li>`;
+    `<li><a href="${href}" data-testid="${testid}">${html(name)}</a> <span class="muted">${html(hint)}</span></li>`;
   return `<!doctype html>
 <html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(t.title)}</title>
+<title>${html(t.title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<header><h1>${escape(t.title)}</h1><a href="/?lang=${other}" lang="${other}" hreflang="${other}" data-testid="lang">${escape(t.switchTo)}</a></header>
+<header><h1>${html(t.title)}</h1><a href="/?lang=${other}" lang="${other}" hreflang="${other}" data-testid="lang">${html(t.switchTo)}</a></header>
 <main>
-<p>${escape(t.intro)}</p>
+<p>${html(t.intro)}</p>
 <ul>
 ${item('/portal', t.portal, t.portalHint, 'portal')}
 ${item('/backoffice', t.console, t.consoleHint, 'console')}
 ${item('/docs', t.docs, t.docsHint, 'docs')}
 </ul>
-<p class="muted"><a href="/docs/json">${escape(t.json)}</a> · ${escape(t.version)} ${escape(version)}</p>
+<p class="muted"><a href="/docs/json">${html(t.json)}</a> · ${html(t.version)} ${html(version)}</p>
 </main>
 </body>
 </html>

@@ -24,7 +24,8 @@ function subscriptionView(s: SubscriptionRow) {
   return {
     id: s.id,
     url: s.url,
-    events: s.events,
+    // Stored only after isEventType accepted each one.
+    events: s.events as EventType[],
     enabled: s.enabled,
     created_at: s.createdAt.toISOString(),
   };

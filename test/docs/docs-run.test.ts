@@ -109,14 +109,16 @@ describe('every runnable block of the docs runs as written, in order, against np
 
   /** Runs a file with the exported state of the blocks before it; a foreground run ends by its exit. */
   function runWithState(command: string, timeoutMs: number): Promise<Run> {
-    // Variables live on from step to step and block to block, as in the one terminal a reader pastes
-    // into: every assignment is exported (set -a) and the exports are kept in state.sh.
+    // Variables and the working directory live on from step to step and block to block, as in the one
+    // terminal a reader pastes into: every assignment is exported (set -a), the exports are kept in
+    // state.sh and the directory in cwd (a block that leaves the clone must come back itself).
     const script = [
       'set -aeo pipefail',
       `[ -f '${work}/state.sh' ] && source '${work}/state.sh'`,
-      `cd '${ROOT}'`,
+      `cd "$(cat '${work}/cwd' 2>/dev/null || echo '${ROOT}')"`,
       command,
       `export -p > '${work}/state.next' && mv '${work}/state.next' '${work}/state.sh'`,
+      `pwd > '${work}/cwd'`,
     ].join('\n');
     return new Promise((resolve) => {
       const child = spawn('bash', ['-c', script], { cwd: ROOT, env, detached: true });
@@ -191,8 +193,16 @@ describe('every runnable block of the docs runs as written, in order, against np
       assert.equal(run.code, 0, `a block failed: ${context}`);
       if (step.expected === undefined) continue;
       const shown = compactOutput(run.stdout);
-      for (const pair of expectedPairs(step.expected))
+      const pairs = expectedPairs(step.expected);
+      for (const pair of pairs)
         assert.ok(shown.includes(pair), `the docs show ${pair}, the command printed otherwise: ${context}`);
+      // A shown output that is plain text (no JSON pairs, no placeholder) is printed as it is.
+      const text = step.expected.trim();
+      if (pairs.length === 0 && text && !/\.\.\.|…|<[^>]*>|[{}]/.test(text))
+        assert.ok(
+          run.stdout.includes(text),
+          `the docs show "${text}", the command printed otherwise: ${context}`,
+        );
     }
   }
 

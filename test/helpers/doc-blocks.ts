@@ -12,7 +12,9 @@
  *   still be running when the document ends, and must have printed something.
  * - In a shell block, `# -> <output>` after a command shows what it prints (continued by lines
  *   `#     ...`): every `"key":value` pair in it without `...`, `…` or `<placeholder>` must be in the
- *   command's output (JSON output is compared compactly).
+ *   command's output (JSON output is compared compactly); a shown output of plain text (no JSON, no
+ *   placeholder) must be printed as it is.
+ * - Variables and the working directory carry on from block to block, as in one terminal.
  */
 
 export type BlockLang = 'sh' | 'js' | 'ts';

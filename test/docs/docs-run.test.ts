@@ -116,9 +116,11 @@ describe('every runnable block of the docs runs as written, in order, against np
       'set -aeo pipefail',
       `[ -f '${work}/state.sh' ] && source '${work}/state.sh'`,
       `cd "$(cat '${work}/cwd' 2>/dev/null || echo '${ROOT}')"`,
+      `OLDPWD="$(cat '${work}/oldpwd' 2>/dev/null || pwd)"`,
       command,
-      `export -p > '${work}/state.next' && mv '${work}/state.next' '${work}/state.sh'`,
-      `pwd > '${work}/cwd'`,
+      `export -p | grep -Ev '^declare -x (PWD|OLDPWD|SHLVL|_)=' > '${work}/state.next'`,
+      `mv '${work}/state.next' '${work}/state.sh'`,
+      `pwd > '${work}/cwd' && echo "$OLDPWD" > '${work}/oldpwd'`,
     ].join('\n');
     return new Promise((resolve) => {
       const child = spawn('bash', ['-c', script], { cwd: ROOT, env, detached: true });

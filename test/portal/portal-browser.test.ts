@@ -141,6 +141,29 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
     }
   });
 
+  it('every list page at 360 and 1280 px: no sideways page scroll, no serious axe finding', async () => {
+    const pages = [
+      '/portal/orders',
+      '/portal/orders?mode=test',
+      '/portal/orders?direction=PAYOUT',
+      '/portal/statement',
+      '/portal/appeals',
+      '/portal/events',
+      '/portal/keys',
+      '/portal/users',
+      '/portal/integration',
+    ];
+    for (const width of [360, 1280]) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await signIn(page);
+      for (const path of pages) {
+        await page.goto(`${base}${path}`);
+        await check(page, `list${path.replace(/[/?=]/g, '-')}`);
+      }
+      await page.close();
+    }
+  });
+
   it('the statement and both CSV exports download and parse with a header row', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     await signIn(page);

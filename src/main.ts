@@ -11,14 +11,24 @@ function banner(lines: string[]): void {
   process.stdout.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
 }
 
-/** How many merchants, requisites and operators exist: the banner's hints show for none only. */
+/**
+ * How many merchants, requisites and operators exist: the banner's hints show for none only. Bounded
+ * to 2 s, so a slow database never holds back the line that says where the service listens (then:
+ * no hints, as if each kind existed).
+ */
 async function startCounts(services: Services) {
-  const [merchants, requisites, operators] = await Promise.all([
+  const counts = Promise.all([
     services.merchants.list(),
     services.requisites.list(),
     services.operators.list(),
-  ]);
-  return { merchants: merchants.length, requisites: requisites.length, operators: operators.length };
+  ]).then(([merchants, requisites, operators]) => ({
+    merchants: merchants.length,
+    requisites: requisites.length,
+    operators: operators.length,
+  }));
+  const unknown = { merchants: 1, requisites: 1, operators: 1 };
+  const late = new Promise<typeof unknown>((resolve) => setTimeout(() => resolve(unknown), 2000).unref());
+  return Promise.race([counts.catch(() => unknown), late]);
 }
 
 /** Starts the service: config, database (migrations), HTTP server, background jobs, signal handling. */

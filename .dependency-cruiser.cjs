@@ -14,6 +14,7 @@ const RANKS = {
   'rate-limits': 0,
   metrics: 0,
   health: 1,
+  home: 1,
   merchants: 1,
   operators: 1,
   banks: 1,

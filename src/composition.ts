@@ -298,6 +298,7 @@ export function createServices(deps: {
       sandbox,
       subscriptions: eventSubscriptions,
       publicBaseUrl: config.publicBaseUrl,
+      secretBox,
     }),
     guard,
     ledger,

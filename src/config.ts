@@ -234,8 +234,33 @@ const BOOLEAN_WORDS: Record<string, boolean> = {
   no: false,
 };
 
-/** Reads the variables of the schema from `env`, converting numbers and booleans, applying defaults. */
+/** One problem per variable: `NAME (got "value"): what is wrong`; secrets never echoed. */
+function describeProblem(name: string, raw: Record<string, unknown>, message: string): string {
+  const shown =
+    name in raw && !/TOKEN|SECRET|DATABASE_URL|API_KEY/.test(name) ? ` (got "${String(raw[name])}")` : '';
+  return `${name}${shown}: ${message}`;
+}
+
+/** Joins every problem into one ConfigError, so a start reports them all at once. */
+function configError(problems: readonly string[]): ConfigError {
+  return new ConfigError(
+    problems.length === 1
+      ? `Invalid ${problems[0]}`
+      : `${problems.length} environment variables are missing or invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+  );
+}
+
+/**
+ * Reads the variables of the schema from `env`, converting numbers and booleans, applying defaults.
+ * Throws one ConfigError listing every invalid variable (each named once, with the first problem).
+ */
 export function parseEnv(env: NodeJS.ProcessEnv): Env {
+  const { env: parsed, problems } = readEnv(env);
+  if (problems.length > 0) throw configError(problems);
+  return parsed;
+}
+
+function readEnv(env: NodeJS.ProcessEnv): { env: Env; problems: string[]; raw: Record<string, unknown> } {
   const raw: Record<string, unknown> = {};
   for (const [key, schema] of Object.entries(EnvSchema.properties)) {
     const value = env[key];
@@ -246,14 +271,15 @@ export function parseEnv(env: NodeJS.ProcessEnv): Env {
     else raw[key] = value;
   }
   const withDefaults = Value.Default(EnvSchema, raw);
-  const first = Value.Errors(EnvSchema, withDefaults).First();
-  if (first) {
-    const name = first.path.replace(/^\//, '') || 'environment';
-    const shown =
-      name in raw && !/TOKEN|SECRET|DATABASE_URL/.test(name) ? ` (got "${String(raw[name])}")` : '';
-    throw new ConfigError(`Invalid ${name}${shown}: ${first.message}`);
+  const problems: string[] = [];
+  const named = new Set<string>();
+  for (const error of Value.Errors(EnvSchema, withDefaults)) {
+    const name = error.path.replace(/^\//, '').split('/')[0] || 'environment';
+    if (named.has(name)) continue;
+    named.add(name);
+    problems.push(describeProblem(name, raw, error.message));
   }
-  return withDefaults as Env;
+  return { env: withDefaults as Env, problems, raw };
 }
 
 interface StoredSecrets {
@@ -283,23 +309,26 @@ function embeddedSecrets(dataDir: string): { secrets: StoredSecrets; generated: 
  * without ADMIN_TOKEN / SECRET_KEY (only the embedded default may generate them).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const e = parseEnv(env);
-  const dataDir = resolve(e.DATA_DIR);
-  let outboundAllowlist: Allowlist;
+  const { env: e, problems } = readEnv(env);
+  const dataDir = resolve(e.DATA_DIR ?? './data');
+  let outboundAllowlist: Allowlist = parseAllowlist('');
   try {
-    outboundAllowlist = parseAllowlist(e.OUTBOUND_ALLOWLIST);
+    outboundAllowlist = parseAllowlist(e.OUTBOUND_ALLOWLIST ?? '');
   } catch (err) {
-    throw new ConfigError(`Invalid OUTBOUND_ALLOWLIST: ${(err as Error).message}`);
+    if (!problems.some((p) => p.startsWith('OUTBOUND_ALLOWLIST')))
+      problems.push(`OUTBOUND_ALLOWLIST: ${(err as Error).message}`);
   }
+  // With a real database nothing may be generated: every missing secret is named with the rest.
+  if (e.DATABASE_URL) {
+    for (const name of ['ADMIN_TOKEN', 'SECRET_KEY'] as const)
+      if (!e[name] && !problems.some((p) => p.startsWith(name)))
+        problems.push(`${name}: required when DATABASE_URL is set (generate one with: openssl rand -hex 32)`);
+  }
+  if (problems.length > 0) throw configError(problems);
   let adminToken = e.ADMIN_TOKEN;
   let secretKey = e.SECRET_KEY;
   let generated = false;
   if (!adminToken || !secretKey) {
-    if (e.DATABASE_URL) {
-      throw new ConfigError(
-        `${adminToken ? 'SECRET_KEY' : 'ADMIN_TOKEN'} is required when DATABASE_URL is set (generate one with: openssl rand -hex 32)`,
-      );
-    }
     const stored = embeddedSecrets(dataDir);
     adminToken ??= stored.secrets.adminToken;
     secretKey ??= stored.secrets.secretKey;

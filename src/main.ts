@@ -1,12 +1,34 @@
-import { buildApp, loggerOptions } from './app.js';
+import { join } from 'node:path';
+import { buildApp, loggerOptions, type Services } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { startJobs } from './jobs.js';
 import { DirectoryLockedError } from './lib/directory-lock.js';
 import { makePrivateDir } from './lib/private-dir.js';
+import { startBanner } from './start-banner.js';
 
 function banner(lines: string[]): void {
   process.stdout.write(`\n${lines.map((l) => `  ${l}`).join('\n')}\n\n`);
+}
+
+/**
+ * How many merchants, requisites and operators exist: the banner's hints show for none only. Bounded
+ * to 2 s, so a slow database never holds back the line that says where the service listens (then:
+ * no hints, as if each kind existed).
+ */
+async function startCounts(services: Services) {
+  const counts = Promise.all([
+    services.merchants.list(),
+    services.requisites.list(),
+    services.operators.list(),
+  ]).then(([merchants, requisites, operators]) => ({
+    merchants: merchants.length,
+    requisites: requisites.length,
+    operators: operators.length,
+  }));
+  const unknown = { merchants: 1, requisites: 1, operators: 1 };
+  const late = new Promise<typeof unknown>((resolve) => setTimeout(() => resolve(unknown), 2000).unref());
+  return Promise.race([counts.catch(() => unknown), late]);
 }
 
 /** Starts the service: config, database (migrations), HTTP server, background jobs, signal handling. */
@@ -31,23 +53,16 @@ async function main(): Promise<void> {
   const url = `http://${config.host}:${port}`;
   app.log.info({ url, database: database.kind, readyMs: Date.now() - startedAt }, 'service ready');
 
-  const lines = [
-    `Payment orders service listening on ${url}`,
-    `Database: ${database.kind === 'pglite' ? `embedded PostgreSQL in ${config.dataDir}` : 'PostgreSQL (DATABASE_URL)'}`,
-  ];
-  if (!config.databaseUrl) {
-    lines.push(
-      config.generatedSecrets
-        ? `Admin token (generated now, kept in ${config.dataDir}/secrets.json): ${config.adminToken}`
-        : `Admin token: kept in ${config.dataDir}/secrets.json (or set ADMIN_TOKEN)`,
-    );
-  }
-  lines.push(
-    'Next: create a merchant and get its API key:',
-    '  npm run admin -- merchant create shop1',
-    '  npm run admin -- requisite add --kind phone --bank Sberbank --address 79001234567 --holder "Ivan I."',
+  banner(
+    startBanner({
+      url,
+      embeddedDir: database.kind === 'pglite' ? config.dataDir : undefined,
+      secretsFile: join(config.dataDir, 'secrets.json'),
+      generatedAdminToken: config.generatedSecrets ? config.adminToken : undefined,
+      adminTokenFromEnv: Boolean(process.env.ADMIN_TOKEN),
+      counts: await startCounts(services),
+    }),
   );
-  banner(lines);
 
   let closing = false;
   const shutdown = async (signal: string) => {

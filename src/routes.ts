@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import multipart from '@fastify/multipart';
 import type { Services } from './composition.js';
 import type { Config } from './config.js';
@@ -18,6 +19,7 @@ import {
 } from './modules/devices/index.js';
 import { formRoutes, formSandboxRoutes } from './modules/form/index.js';
 import { healthRoutes } from './modules/health/index.js';
+import { homeRoutes } from './modules/home/index.js';
 import { balanceRoutes, ledgerAdminRoutes } from './modules/ledger/index.js';
 import { merchantsAdminRoutes } from './modules/merchants/index.js';
 import { createAdminAuth, operatorsAdminRoutes } from './modules/operators/index.js';
@@ -31,6 +33,12 @@ import { receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/index.js
 import { requisitesAdminRoutes } from './modules/requisites/index.js';
 import { sandboxRoutes } from './modules/sandbox/index.js';
 import { eventSubscriptionsRoutes, webhooksAdminRoutes } from './modules/webhooks/index.js';
+
+/** The service's name and version, from its package.json (beside src/ and dist/ alike). */
+const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+};
 
 const isPayout = (body: unknown): boolean =>
   (body as { direction?: unknown } | undefined)?.direction === 'PAYOUT';
@@ -46,6 +54,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
   const read = (endpoint: string) => limits.hook(endpoint, () => RATE_RULES.read);
   const uploads = { read: services.receipts.readMultipart, discard: services.receipts.discardUpload };
 
+  homeRoutes(app, { name: PACKAGE.name, version: PACKAGE.version });
   healthRoutes(app, {
     ping: () => services.database.ping(),
     databaseKind: services.database.kind,

@@ -7,8 +7,11 @@ import { parseArgs } from 'node:util';
  * It talks to the running service (ADMIN_URL, default http://HOST:PORT) with ADMIN_TOKEN, or the token
  * the embedded default generated in DATA_DIR/secrets.json.
  */
-const USAGE = `Usage: npm run admin -- <command> [options]
+const USAGE = `Usage: npm run -s admin -- <command> [options]
+(-s keeps npm's own lines off stdout: the answer is JSON alone, e.g. for | jq -r .api_key)
 
+Admin token
+  token                                     (prints the admin token alone: ADMIN_TOKEN or DATA_DIR/secrets.json)
 Merchants
   merchant create <merchant_id> [--fee 2.5] [--payout-fee 1] [--currencies RUB,KZT] [--types sim,card]
                   [--allow-usdt] [--amount-up 30] [--amount-down 30] [--ttl 900]
@@ -45,7 +48,7 @@ Environment: ADMIN_URL (default http://$HOST:$PORT or http://127.0.0.1:3000), AD
 
 /**
  * The admin token: ADMIN_TOKEN, else the one the embedded default generated in DATA_DIR/secrets.json.
- * Throws a message that says which is missing and how to fix it (issue 17 item 17).
+ * Throws a message that says which is missing and how to fix it (README "The admin API and CLI").
  */
 function adminToken(): string {
   if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
@@ -188,6 +191,7 @@ export async function run(argv: string[]): Promise<unknown> {
   });
   const [group, action, ...rest] = positionals;
   if (o.help || !group) return USAGE;
+  if (group === 'token' && !action) return adminToken();
   const id = rest[0] ?? '';
   const key = `${group} ${action ?? ''}`.trim();
   switch (key) {
@@ -329,9 +333,21 @@ export async function run(argv: string[]): Promise<unknown> {
   throw new Error(`Unknown command "${key}".\n\n${USAGE}`);
 }
 
+/** Fields a person must copy from an answer (shown once): printed first, so they are never lost. */
+const SECRET_FIELDS = ['api_key', 'password', 'token', 'recovery_codes', 'invite_url'];
+
+/** The answer with its secret fields first (README "The admin API and CLI"); other values as they are. */
+function secretsFirst(value: unknown): unknown {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
+  const entries = Object.entries(value as Record<string, unknown>);
+  const first = entries.filter(([k]) => SECRET_FIELDS.includes(k));
+  return Object.fromEntries([...first, ...entries.filter(([k]) => !SECRET_FIELDS.includes(k))]);
+}
+
+// Only the answer goes to stdout (JSON, or the usage and token as text); every message to stderr.
 run(process.argv.slice(2)).then(
   (out) => {
-    process.stdout.write(`${typeof out === 'string' ? out : JSON.stringify(out, null, 2)}\n`);
+    process.stdout.write(`${typeof out === 'string' ? out : JSON.stringify(secretsFirst(out), null, 2)}\n`);
   },
   (err: unknown) => {
     process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);

@@ -163,7 +163,14 @@ function eventWebhooks(events: OpenApiExtras['events']): Record<string, unknown>
           requestBody: {
             content: {
               'application/json': {
-                schema: events.body,
+                // The body's `type` is this event's own (one schema per event in the document).
+                schema: {
+                  ...events.body,
+                  properties: {
+                    ...(events.body.properties as object),
+                    type: { type: 'string', enum: [type], description: 'The event type' },
+                  },
+                },
                 example: {
                   id: '0b6f1f0e-7c55-4a53-9d1e-3f1f3b7b2a10',
                   type,

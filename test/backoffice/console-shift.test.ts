@@ -235,6 +235,14 @@ describe('console shift in Chromium (issue 23)', {
     await page.getByTestId('search').press('Enter');
     await page.waitForURL(/q=client-777/);
     await shots(page, 'orders-search');
+    // At phone width each order is a card: its state and amount stay on screen, not off to the right.
+    await page.setViewportSize({ width: 360, height: 900 });
+    for (const id of ['order-state', 'order-amount']) {
+      const box = await page.getByTestId(id).first().boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= 360, `${id} visible at 360 px`);
+    }
+    assert.equal(await page.locator('select[name=type]').count(), 1, 'the payment type is a choice');
+    await page.setViewportSize({ width: 1280, height: 900 });
     const csvHref = await page.getByTestId('csv').getAttribute('href');
     const csv = await page.request.get(`${base}${csvHref}`);
     assert.equal(csv.status(), 200);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,5 +81,50 @@ describe('npm run admin says what is wrong and finds orders by order_id (issue 1
     assert.equal(JSON.parse(byInternal.stdout).status, 'success');
     const unknown = await cli(['order', 'show', 'no-such-order', '--merchant', a.id], env);
     assert.match(unknown.stderr, /No order with order_id "no-such-order"/);
+  });
+});
+
+describe('npm run admin prints the answer alone on stdout, the secret first', () => {
+  let t: TestApp;
+  let url: string;
+  let dataDir: string;
+  before(async () => {
+    t = await startTestApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    dataDir = await mkdtemp(join(tmpdir(), 'cli-data-'));
+    await writeFile(
+      join(dataDir, 'secrets.json'),
+      JSON.stringify({ adminToken: ADMIN_TOKEN, secretKey: 'x' }),
+    );
+  });
+  after(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+    await t.close();
+  });
+
+  it('token prints the admin token kept in DATA_DIR/secrets.json, alone', async () => {
+    const res = await cli(['token'], { DATA_DIR: dataDir });
+    assert.equal(res.code, 0, res.stderr);
+    assert.equal(res.stdout, `${ADMIN_TOKEN}\n`);
+  });
+
+  it('merchant create: the API key is the first field of the JSON', async () => {
+    const id = `cli-${randomUUID().slice(0, 8)}`;
+    const res = await cli(['merchant', 'create', id, '--fee', '2.5'], { ADMIN_URL: url, DATA_DIR: dataDir });
+    assert.equal(res.code, 0, res.stderr);
+    const lines = res.stdout.split('\n');
+    assert.match(lines[1] ?? '', /^ {2}"api_key": "[^"]+",$/);
+    assert.equal(JSON.parse(res.stdout).merchant_id, id);
+  });
+
+  it('npm run -s admin -- ... | jq -r .api_key gives the key alone (no npm banner on stdout)', async () => {
+    const id = `jq-${randomUUID().slice(0, 8)}`;
+    const { stdout } = await execFileAsync(
+      'bash',
+      ['-c', `set -o pipefail; npm run -s admin -- merchant create ${id} | jq -r .api_key`],
+      { cwd: ROOT, env: { ...process.env, ADMIN_URL: url, DATA_DIR: dataDir }, timeout: 60_000 },
+    );
+    assert.match(stdout, /^\S{20,}\n$/);
   });
 });

@@ -49,6 +49,13 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
     await page.screenshot({ path: `${ARTIFACTS}/${name}-${width}.png`, fullPage: true });
   }
 
+  /** The element is on screen horizontally (not pushed off the right edge at phone width). */
+  async function inView(page: Page, selector: string, what: string) {
+    const box = await page.locator(selector).first().boundingBox();
+    const width = page.viewportSize()?.width ?? 0;
+    assert.ok(box && box.x >= 0 && box.x + box.width <= width, `${what} is visible at ${width} px`);
+  }
+
   async function signIn(page: Page) {
     await page.goto(`${base}/portal/login?lang=en`);
     await page.fill('#email', email);
@@ -112,6 +119,13 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
       await page.waitForURL(/q=/);
       assert.equal(await page.getByTestId('order-row').count(), 1, 'search finds the one order');
       await check(page, 'orders');
+      await inView(page, '[data-testid=order-status]', 'the status');
+      await inView(page, '[data-testid=order-row] td.num', 'the amount');
+      assert.equal(
+        await page.locator('select#type').count(),
+        1,
+        'the payment type is a choice, not free text',
+      );
       await page.click(`a[href="/portal/orders/${paid.id}"]`);
       await page.getByTestId('delivery').first().waitFor();
       await check(page, 'order');
@@ -122,6 +136,29 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
         const hooks = () => receiver.received.filter((r) => r.url === '/hook').length;
         await waitFor('the resent webhook', 5000, async () => (hooks() > before ? true : undefined));
         assert.equal(receiver.received.filter((r) => r.url === '/hook').length, before + 1, 'resent');
+      }
+      await page.close();
+    }
+  });
+
+  it('every list page at 360 and 1280 px: no sideways page scroll, no serious axe finding', async () => {
+    const pages = [
+      '/portal/orders',
+      '/portal/orders?mode=test',
+      '/portal/orders?direction=PAYOUT',
+      '/portal/statement',
+      '/portal/appeals',
+      '/portal/events',
+      '/portal/keys',
+      '/portal/users',
+      '/portal/integration',
+    ];
+    for (const width of [360, 1280]) {
+      const page = await browser.newPage({ viewport: { width, height: 900 } });
+      await signIn(page);
+      for (const path of pages) {
+        await page.goto(`${base}${path}`);
+        await check(page, `list${path.replace(/[/?=]/g, '-')}`);
       }
       await page.close();
     }
@@ -158,14 +195,31 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
     const page = await browser.newPage({ viewport: { width: 360, height: 900 } });
     await signIn(page);
     await page.goto(`${base}/portal/keys`);
-    await page.fill('#grace', '3600');
+    await page.selectOption('#grace', '3600');
     await page.getByTestId('rotate').click();
     await page.getByTestId('confirm-rotate').waitFor();
     await check(page, 'keys-confirm');
     await page.getByTestId('confirm-rotate').click();
-    const fresh = (await page.getByTestId('new-key').textContent())?.trim() ?? '';
+    await page.waitForURL(`${base}/portal/keys`);
+    const fresh = await page.getByTestId('new-key').inputValue();
     assert.match(fresh, /^[0-9a-f]{64}$/);
     assert.ok(await page.getByTestId('old-key-until').isVisible());
+    assert.equal(await page.getByTestId('new-key').getAttribute('readonly'), '', 'read-only, selectable');
+    await check(page, 'keys-shown');
+    const statuses = await page.getByTestId('key-status').allTextContents();
+    assert.deepEqual(statuses.slice(0, 2), ['current', 'in grace'], 'the new key, then the old one in grace');
+    await page.reload();
+    assert.equal(await page.getByTestId('new-key').count(), 0, 'a reload shows the key no more');
+    assert.equal(
+      (await page.getByTestId('key-status').allTextContents())[0],
+      'current',
+      'and issues nothing',
+    );
+    assert.equal(
+      await page.getByTestId('key-row').count(),
+      statuses.length,
+      'no key was added by the reload',
+    );
     for (const key of [merchant.apiKey, fresh]) {
       const res = await merchantRequest(
         t.app,
@@ -183,7 +237,8 @@ describe('the merchant portal in Chromium: TOTP login, search, order page, expor
     await signIn(page);
     await page.goto(`${base}/portal/keys`);
     await page.getByTestId('issue-test-key').click();
-    const testKey = (await page.getByTestId('test-key').textContent())?.trim() ?? '';
+    await page.waitForURL(`${base}/portal/keys`);
+    const testKey = await page.getByTestId('new-key').inputValue();
     assert.match(testKey, /^test_[0-9a-f]{64}$/);
     const sandbox = { id: merchant.id, apiKey: testKey };
     const order = (

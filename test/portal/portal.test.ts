@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import type { LightMyRequestResponse } from 'fastify';
 import * as OTPAuth from 'otpauth';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -214,6 +217,37 @@ describe('merchant portal: invitation, password + TOTP, scoped pages, CSV export
     assert.match(page.body, /data-testid="running-balance"/);
   });
 
+  it('integration: the curl snippet, copied from the page and run with API_KEY, creates the order', async () => {
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const host = `127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const page = await t.app.inject({
+      method: 'GET',
+      url: '/portal/integration',
+      headers: { cookie: owner.cookie, host },
+    });
+    const html = /data-testid="curl">([^<]*)<\/pre>/.exec(page.body)?.[1] ?? '';
+    const snippet = html
+      .replace(/&#39;/g, "'")
+      .replace(/&quot;/g, '"')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&');
+    assert.match(snippet, /\nBODY='\{"merchant_id"/, 'BODY starts its own line, after the comment');
+    const { stdout } = await promisify(execFile)('bash', ['-c', snippet], {
+      env: { PATH: process.env.PATH ?? '', API_KEY: merchant.apiKey },
+      timeout: 30_000,
+    });
+    const answer = JSON.parse(stdout);
+    assert.equal(answer.ok, true, stdout);
+    assert.equal(answer.payment_details.amount, '1500', 'the body arrived: its amount is the order');
+    await new Promise((r) => setTimeout(r, 200));
+    const keys = await get('/portal/keys', owner);
+    const current =
+      /<tr data-testid="key-row">[\s\S]*?badge key-current[\s\S]*?<\/tr>/.exec(keys.body)?.[0] ?? '';
+    assert.ok(current, keys.body);
+    assert.doesNotMatch(current, /ни разу|never/, 'the key used just now shows when it was last used');
+  });
+
   it('keys: the accountant may not rotate; the owner confirms, sees the key once, the old one lives its grace', async () => {
     assert.equal((await get('/portal/keys', accountant)).statusCode, 403);
     const ask = await post('/portal/keys/rotate', owner, { _csrf: owner.csrf, grace: '600' });
@@ -226,13 +260,22 @@ describe('merchant portal: invitation, password + TOTP, scoped pages, CSV export
     );
     const done = await post('/portal/keys/rotate', owner, {
       _csrf: owner.csrf,
-      grace: '600',
+      grace: '3600',
       confirmed: 'yes',
     });
-    assert.equal(done.statusCode, 200, done.body);
-    const fresh = /data-testid="new-key">([0-9a-f]{64})</.exec(done.body)?.[1];
-    assert.ok(fresh);
-    assert.match(done.body, /data-testid="old-key-until"/);
+    assert.equal(done.statusCode, 303, 'post/redirect/get: the key is shown by the page it leads to');
+    assert.equal(done.headers.location, '/portal/keys');
+    assert.doesNotMatch(done.body, /[0-9a-f]{64}/, 'never in the answer to the POST');
+    const flash = cookiesOf(done);
+    const shown = await get('/portal/keys', { cookie: `${owner.cookie}; ${flash}` });
+    const fresh = /id="new-key"[^>]*value="([0-9a-f]{64})"/.exec(shown.body)?.[1];
+    assert.ok(fresh, shown.body);
+    assert.match(shown.body, /data-testid="old-key-until"/);
+    assert.match(String(shown.headers['set-cookie']), /portal_new_key=;/, 'the sealed key is cleared');
+    const again = await get('/portal/keys', owner);
+    assert.doesNotMatch(again.body, /id="new-key"/, 'a reload shows it no more');
+    assert.match(again.body, /badge key-current/);
+    assert.match(again.body, /badge key-grace/);
     assert.equal(
       (await merchantRequest(t.app, merchant, '/merchant/banks')).statusCode,
       200,

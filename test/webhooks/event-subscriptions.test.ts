@@ -122,6 +122,27 @@ describe('event subscriptions: subscribe, events on moves, test event, delivery 
     assert.deepEqual(theirs.json().data, []);
   });
 
+  it('the delivery log shows success-webhook deliveries too (event_type null), with their attempts', async () => {
+    const order = (
+      await createOrder(t.app, merchant, {
+        amount: uniqueAmount(),
+        success_callback_url: `${receiver.url}/success`,
+      })
+    ).json();
+    await admin(t.app, 'POST', `/admin/orders/${order.id}/confirm`, {});
+    await t.services.dispatcher.runOnce();
+    const log = await merchantRequest(t.app, merchant, '/merchant/webhooks/deliveries?limit=10');
+    assert.equal(log.statusCode, 200, log.body);
+    const entry = log.json().data.find((d: { order_id: string | null }) => d.order_id === order.id);
+    assert.ok(entry, 'the success webhook is in the log');
+    assert.equal(entry.event_type, null);
+    assert.equal(entry.url, `${receiver.url}/success`);
+    assert.equal(entry.status, 'delivered');
+    assert.equal(entry.attempt_log[0].status_code, 200);
+    const theirs = await merchantRequest(t.app, other, '/merchant/webhooks/deliveries');
+    assert.deepEqual(theirs.json().data, []);
+  });
+
   it('another merchant cannot test or delete it (404); its owner deletes it and no more events go', async () => {
     const path = `/merchant/webhooks/subscriptions/${subscriptionId}`;
     assert.equal((await merchantRequest(t.app, other, `${path}/test`, { body: {} })).statusCode, 404);

@@ -141,7 +141,12 @@ interface OrderAnswer {
   payment_id: string;
   status: OrderStatus;
   direction: Direction;
+  /**
+   * After the fee (a payout: what is debited), in fiat: the order's `currency` for fiat orders and
+   * payouts; a crypto PAYIN's is always in RUB, even when `currency` names the coin.
+   */
   amountAfterFee: number;
+  /** Fiat and payouts: the order currency. Crypto PAYIN: the unit of the request's `amount` (RUB or the coin). */
   currency: string;
   payment_details: PaymentDetails;
 }

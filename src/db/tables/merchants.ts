@@ -91,6 +91,11 @@ export const apiKeys = pgTable(
      * signs those orders' webhooks; `live`: every other key.
      */
     mode: text('mode').$type<'live' | 'test'>().notNull().default('live'),
+    /**
+     * When a request last authenticated with this key, to the minute (written at most once a minute
+     * per key and process): the portal's keys page shows it.
+     */
+    lastUsedAt: ts('last_used_at'),
   },
   (t) => [
     uniqueIndex('api_keys_digest_uq').on(t.keyDigest),

@@ -2,10 +2,14 @@ import type { FastifyRequest } from 'fastify';
 import type { App } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
+import { CRYPTO_TYPES, FIAT_TYPES, PAYOUT_TYPES } from '../catalog/index.js';
 import type { OrderFilter } from '../orders/index.js';
 import { requirePermission } from './backoffice-session.js';
 import { type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
+
+/** The payment types the orders filter offers (a choice, never free text). */
+const ORDER_TYPES = [...new Set([...FIAT_TYPES, ...CRYPTO_TYPES, ...PAYOUT_TYPES])];
 
 /** The orders CSV's columns: the admin API's field names, numbers as it shows them, ISO 8601 UTC times. */
 const COLUMNS = [
@@ -71,6 +75,7 @@ export function orderListPages(pages: App, services: ConsoleServices) {
     return render(request, reply, 'orders.eta', {
       list,
       q,
+      types: ORDER_TYPES,
       page,
       query: keepQuery(q),
       pageQuery: (n: number) => keepQuery(q, { page: String(n) }),

@@ -3,6 +3,7 @@
  * a ciphertext, the cross-process cache invalidation.
  */
 
+export type { ApiKeyStatus, ApiKeyView } from './api-key-list.js';
 export type { BrandingInput } from './merchant-branding.js';
 export { merchantsAdminRoutes } from './merchants-admin-routes.js';
 export { findMerchant, type KeyMode, type MerchantRow } from './merchants-repository.js';

@@ -7,6 +7,13 @@ import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
 import { writeAudit } from '../audit/index.js';
 import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../catalog/index.js';
 import { type Allowlist, parseAllowlist } from '../outbound/index.js';
+import {
+  type ApiKeyView,
+  apiKeyView,
+  LAST_USED_RESOLUTION_MS,
+  listApiKeys,
+  touchApiKey,
+} from './api-key-list.js';
 import { type BrandingInput, brandingToColumns } from './merchant-branding.js';
 import {
   findActiveKeyCiphertext,
@@ -189,6 +196,18 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
   const db = database.db;
   const keyCacheMs = deps.keyCacheMs ?? 1000;
   const keyCache = new Map<string, { merchant: MerchantRow | undefined; until: number }>();
+  const lastNoted = new Map<string, number>();
+
+  /**
+   * Records that a key authenticated (the keys page's "last used"), at most once a minute per key
+   * and process, off the request's path: a failed write loses only that minute's mark.
+   */
+  function noteKeyUse(keyDigest: string, now: number): void {
+    if (now - (lastNoted.get(keyDigest) ?? 0) < LAST_USED_RESOLUTION_MS) return;
+    if (lastNoted.size > 10_000) lastNoted.clear();
+    lastNoted.set(keyDigest, now);
+    touchApiKey(db, keyDigest, new Date(now)).catch(() => undefined);
+  }
 
   async function issueKey(
     ex: Parameters<typeof insertApiKey>[0],
@@ -318,7 +337,14 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
       const merchant = await findMerchantByKeyDigest(db, keyDigest);
       if (keyCache.size > 10_000) keyCache.clear();
       keyCache.set(keyDigest, { merchant, until: now + keyCacheMs });
+      if (merchant) noteKeyUse(keyDigest, now);
       return merchant;
+    },
+
+    /** The merchant's keys for the portal: prefix, mode, status, created, last used, grace. */
+    async keys(merchantId: string): Promise<ApiKeyView[]> {
+      const now = clock.now();
+      return (await listApiKeys(db, merchantId)).map((row) => apiKeyView(row, now, secretBox.open));
     },
 
     /**

@@ -54,12 +54,24 @@ export const CreateOrderBodySchema = Type.Object(
 );
 
 export const PaymentDetailsSchema = Type.Object({
-  address: Type.String(),
-  bank: Type.String(),
-  holder_name: Type.String(),
+  address: Type.String({
+    description: 'Card number or phone (fiat), deposit address (crypto), account (payout)',
+  }),
+  bank: Type.String({ description: 'Bank name (fiat, payout) or the coin (crypto)' }),
+  holder_name: Type.String({ description: 'Holder (fiat, payout) or the network (crypto)' }),
   type: Type.String(),
-  amount: Type.String(),
-  cryptoAmount: Type.Optional(Nullable(Type.String())),
+  amount: Type.String({
+    description:
+      "In the order's `currency`: fiat, the exact amount to pay; crypto, the request's amount (rubles or the coin, as `currency` says); payout, the gross amount",
+  }),
+  cryptoAmount: Type.Optional(
+    Nullable(
+      Type.String({
+        description:
+          'In the coin of `type` (the one `bank` names): the exact amount to send; null until a rate is known',
+      }),
+    ),
+  ),
   form_url: Type.Optional(Type.String()),
   emv: Type.Optional(Type.String()),
 });
@@ -71,11 +83,28 @@ const answerFields = {
   payment_id: Type.String({ description: 'external_id: your order_id, or the internal id' }),
   status: orderStatus,
   direction: Type.Union([Type.Literal('PAYIN'), Type.Literal('PAYOUT')]),
-  usdtAmount: Type.Optional(Nullable(Type.Number())),
-  usdtAmountAfterFee: Type.Optional(Nullable(Type.Number())),
-  amountAfterFee: Type.Number(),
-  exchangeRate: Type.Optional(Nullable(Type.Number())),
-  currency: Type.String(),
+  usdtAmount: Type.Optional(
+    Nullable(
+      Type.Number({
+        description:
+          'In USDT, before the fee: a convertToUsdt order at exchangeRate; a crypto order, its USDT equivalent when known',
+      }),
+    ),
+  ),
+  usdtAmountAfterFee: Type.Optional(
+    Nullable(Type.Number({ description: 'In USDT, after the fee: what a convertToUsdt order credits' })),
+  ),
+  amountAfterFee: Type.Number({
+    description:
+      "What the merchant is credited after the fee (a payout: debited), in fiat: the order's `currency` for fiat orders and payouts; for a crypto PAYIN always rubles (RUB), even when `currency` names the coin",
+  }),
+  exchangeRate: Type.Optional(
+    Nullable(Type.Number({ description: "Units of the order's fiat `currency` per 1 USDT (convertToUsdt)" })),
+  ),
+  currency: Type.String({
+    description:
+      "Fiat orders and payouts: the order currency (RUB, KGS, KZT, UZS), the unit of `amount` and `amountAfterFee`. Crypto PAYIN: the unit of the request's `amount` (RUB or the coin); `amountAfterFee` stays in RUB and `payment_details.cryptoAmount` is in the coin",
+  }),
   remainingSeconds: Type.Optional(Type.Integer()),
   payment_details: PaymentDetailsSchema,
 };
@@ -86,7 +115,7 @@ export const orderInfoFields = {
   ...answerFields,
   order_id: Type.String(),
   type: Type.String(),
-  amount: Type.Number({ description: 'Requested amount' }),
+  amount: Type.Number({ description: 'Requested amount, in `currency`' }),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   success_callback_url: Nullable(Type.String()),
   merchantFeePercent: Type.Number(),

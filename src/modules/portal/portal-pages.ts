@@ -1,8 +1,34 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
+import { CRYPTO_TYPES, FIAT_TYPES, PAYOUT_TYPES } from '../catalog/index.js';
 import type { PortalService } from './portal-service.js';
 import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } from './portal-session.js';
 import type { PortalUsers } from './portal-users.js';
+
+/** The payment types the orders filter offers (a choice, never free text). */
+const ORDER_TYPES = [...new Set([...FIAT_TYPES, ...CRYPTO_TYPES, ...PAYOUT_TYPES])];
+
+/**
+ * The integration page's snippets, built as text (a template would drop a newline after a tag):
+ * a curl that creates an order with `API_KEY` from the environment, and the SDK's equivalent.
+ */
+export function integrationSnippets(base: string, merchantId: string) {
+  const body = JSON.stringify({ merchant_id: merchantId, amount: 1500, type: 'sim' });
+  const curl = [
+    '# export API_KEY=<your key> first (API keys page)',
+    `BODY='${body}'`,
+    `SIG=$(printf '%s|%s' "$API_KEY" "$BODY" | sha256sum | cut -d' ' -f1)`,
+    `curl -s ${base}/merchant/createOrder -H 'Content-Type: application/json' \\`,
+    `  -H "client-api-key: $API_KEY" -H "x-api-key: $SIG" -d "$BODY"`,
+  ].join('\n');
+  const sdk = [
+    "import { createMerchantClient } from '@payment-orders/merchant-sdk';",
+    `const api = createMerchantClient({ baseUrl: '${base}', merchantId: '${merchantId}', apiKey: process.env.API_KEY ?? '' });`,
+    "const order = await api.createOrder({ amount: 1500, type: 'sim' });",
+    'console.log(order.payment_details);',
+  ].join('\n');
+  return { merchantId, base, curl, sdk };
+}
 
 /** The query string of a filter, for links that keep it (paging, CSV). */
 export function keepQuery(q: Record<string, string | undefined>, extra: Record<string, string> = {}): string {
@@ -15,8 +41,8 @@ export function keepQuery(q: Record<string, string | undefined>, extra: Record<s
 /**
  * The portal's pages (issue 21 section 1): orders with search and filters in the URL, an order with
  * its timeline, receipts, appeals and webhook deliveries (resend), the statement with the running
- * balance, appeals, API keys (rotation with a confirmation and a grace period: the owner), users
- * (invitations: the owner) and the integration page. Accountants read only.
+ * balance, appeals, users (invitations: the owner) and the integration page; the keys page is
+ * portal-keys-pages.ts. Accountants read only.
  */
 export function portalPages(pages: App, deps: { portal: PortalService; users: PortalUsers }) {
   const { portal } = deps;
@@ -33,6 +59,7 @@ export function portalPages(pages: App, deps: { portal: PortalService; users: Po
     return renderPortal(request, reply, 'orders.eta', {
       list,
       balance,
+      types: ORDER_TYPES,
       q,
       page,
       query: keepQuery(q),
@@ -81,27 +108,6 @@ export function portalPages(pages: App, deps: { portal: PortalService; users: Po
     return renderPortal(request, reply, 'appeals.eta', { list: await portal.appeals(user) });
   });
 
-  pages.get('/portal/keys', async (request, reply) => {
-    requireRole(request, 'owner', 'developer');
-    const q = request.query as Form;
-    return renderPortal(request, reply, 'keys.eta', {
-      confirm: q.confirm === '1',
-      grace: q.grace ?? '0',
-      rotated: null,
-    });
-  });
-  pages.post('/portal/keys/rotate', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner');
-    const grace = Number.parseInt(form.grace ?? '0', 10);
-    if (form.confirmed !== 'yes')
-      return reply.redirect(`/portal/keys?confirm=1&grace=${Number.isFinite(grace) ? grace : 0}`, 303);
-    const rotated = await portal.rotateKey(user, Number.isFinite(grace) ? grace : -1, request.ip);
-    // The new key is shown once, in this answer only (never in a URL or a later page).
-    return renderPortal(request, reply, 'keys.eta', { confirm: false, grace: '0', rotated });
-  });
-
   pages.get('/portal/users', async (request, reply) => {
     const user = requireRole(request, 'owner');
     return renderPortal(request, reply, 'users.eta', {
@@ -125,7 +131,7 @@ export function portalPages(pages: App, deps: { portal: PortalService; users: Po
   pages.get('/portal/integration', async (request, reply) => {
     const user = portalUserOf(request);
     const base = `${request.protocol}://${request.host}`;
-    return renderPortal(request, reply, 'integration.eta', { merchantId: user.merchantId, base });
+    return renderPortal(request, reply, 'integration.eta', integrationSnippets(base, user.merchantId));
   });
 
   // Unknown portal paths under a session: the portal's own 404 page.

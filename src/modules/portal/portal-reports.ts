@@ -11,8 +11,9 @@ const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const UPLOT_JS = readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js'));
 const UPLOT_CSS = readFileSync(require.resolve('uplot/dist/uPlot.min.css'));
 const REPORTS_JS = readFileSync(here('./assets/reports.js'));
+const COPY_JS = readFileSync(here('./assets/copy.js'));
 
-/** The chart's script and styles, public like the portal's stylesheet (no data in them). */
+/** The chart's script and styles and the copy buttons' script, public like the portal's stylesheet. */
 export function reportAssets(scope: App) {
   const asset = (path: string, type: string, body: Buffer) =>
     scope.get(path, async (_r, reply) =>
@@ -21,6 +22,7 @@ export function reportAssets(scope: App) {
   asset('/portal/assets/uplot.js', 'text/javascript; charset=utf-8', UPLOT_JS);
   asset('/portal/assets/uplot.css', 'text/css; charset=utf-8', UPLOT_CSS);
   asset('/portal/assets/reports.js', 'text/javascript; charset=utf-8', REPORTS_JS);
+  asset('/portal/assets/copy.js', 'text/javascript; charset=utf-8', COPY_JS);
 }
 
 /**

@@ -11,6 +11,7 @@ import type { App } from '../../http/schemas.js';
 import { lastValues, parseFormBody } from '../../lib/form-fields.js';
 import { portalBrandingPages } from './portal-branding-pages.js';
 import { portalExports } from './portal-exports.js';
+import { portalKeysPages } from './portal-keys-pages.js';
 import { portalPages } from './portal-pages.js';
 import { portalReports, reportAssets } from './portal-reports.js';
 import { portalSandboxPages } from './portal-sandbox-pages.js';
@@ -148,6 +149,7 @@ export function portalRoutes(
       });
       portalPages(pages, { portal: deps.portal, users });
       portalSandboxPages(pages, { portal: deps.portal });
+      portalKeysPages(pages, { portal: deps.portal });
       portalBrandingPages(pages, { portal: deps.portal });
       portalReports(pages, { portal: deps.portal });
       portalExports(pages, { portal: deps.portal });

@@ -7,7 +7,7 @@ import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } f
 
 /**
  * The portal's sandbox and events pages (issue 21 sections 2 and 3): the sandbox buttons of a test
- * order, the test key (issued and shown once), and the event subscriptions with a test event and
+ * order (the test key is issued on the keys page, portal-keys-pages.ts), and the event subscriptions with a test event and
  * the delivery log. Owners and developers act; accountants read.
  */
 export function portalSandboxPages(pages: App, deps: { portal: PortalService }) {
@@ -22,15 +22,6 @@ export function portalSandboxPages(pages: App, deps: { portal: PortalService }) 
       throw new AppError('VALIDATION_ERROR', [{ field: 'outcome', problem: 'unknown' }]);
     await portal.driveSandbox(user, id, form.outcome, form.amount || undefined, request.ip);
     return reply.redirect(`/portal/orders/${encodeURIComponent(id)}?msg=sandbox_done`, 303);
-  });
-
-  pages.post('/portal/keys/test', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner', 'developer');
-    const testKey = await portal.issueTestKey(user, request.ip);
-    // Shown once, in this answer only.
-    return renderPortal(request, reply, 'keys.eta', { confirm: false, grace: '0', rotated: null, testKey });
   });
 
   pages.get('/portal/events', async (request, reply) => {

@@ -2,10 +2,11 @@ import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
+import { type SecretBox, sha256Hex } from '../../lib/secrets.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import type { AppealsService } from '../appeals/index.js';
 import { type LedgerService, type StatementPeriod, statementLines } from '../ledger/index.js';
-import type { BrandingInput, MerchantsService } from '../merchants/index.js';
+import type { BrandingInput, KeyMode, MerchantsService } from '../merchants/index.js';
 import { adminOrderView, type OrderFilter, type OrdersService, streamOrders } from '../orders/index.js';
 import type { ReceiptsService } from '../receipts/index.js';
 import { outcomesFor, type SandboxOutcome, type SandboxService } from '../sandbox/index.js';
@@ -23,6 +24,17 @@ export interface OrdersQuery {
   /** `test`: the sandbox's orders (issue 21 section 2); anything else: live ones. */
   mode?: string | undefined;
 }
+
+/** A key just issued, as the keys page shows it once. */
+export interface ShownOnceKey {
+  api_key: string;
+  mode: KeyMode;
+  /** After a rotation with a grace: until when the old key works. */
+  previous_key_valid_until: string | null;
+}
+
+/** How long a new key waits, sealed, for the page that shows it. */
+const SHOWN_ONCE_MS = 5 * 60_000;
 
 const clean = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim());
 
@@ -66,6 +78,8 @@ export function createPortalService(deps: {
   sandbox: SandboxService;
   subscriptions: EventSubscriptions;
   publicBaseUrl: string;
+  /** SECRET_KEY's box: seals a new key between the POST that issues it and the page that shows it. */
+  secretBox: SecretBox;
 }) {
   const { orders, database, clock } = deps;
 
@@ -167,6 +181,33 @@ export function createPortalService(deps: {
         merchantId: user.merchantId,
         ...(amount ? { amount } : {}),
       }),
+
+    /** The merchant's keys (prefix, mode, status, created, last used, grace); never a whole key. */
+    keys: (user: PortalUser) => deps.merchants.keys(user.merchantId),
+
+    /** A new key sealed for the one page that shows it: bound to this session, valid 5 minutes. */
+    sealShownOnce(user: PortalUser, key: ShownOnceKey): string {
+      const body = { ...key, session: sha256Hex(user.csrf), until: clock.now() + SHOWN_ONCE_MS };
+      return deps.secretBox.seal(JSON.stringify(body));
+    },
+
+    /** The key sealed by `sealShownOnce` for this session and still in time, else null. */
+    openShownOnce(user: PortalUser, sealed: string): ShownOnceKey | null {
+      try {
+        const body = JSON.parse(deps.secretBox.open(sealed)) as ShownOnceKey & {
+          session: string;
+          until: number;
+        };
+        if (body.session !== sha256Hex(user.csrf) || body.until < clock.now()) return null;
+        return {
+          api_key: body.api_key,
+          mode: body.mode,
+          previous_key_valid_until: body.previous_key_valid_until,
+        };
+      } catch {
+        return null;
+      }
+    },
 
     /** Issues (or replaces at once) the merchant's sandbox key, shown once. */
     issueTestKey: (user: PortalUser, ip: string) =>

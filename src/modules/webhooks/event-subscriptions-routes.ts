@@ -4,16 +4,12 @@ import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js
 import { merchantOf } from '../auth/index.js';
 import type { EventSubscriptions } from './event-subscriptions.js';
 import { EVENT_TYPES } from './event-types.js';
-import { DeliverySchema } from './webhooks-admin-schemas.js';
+import { DeliverySchema, EventTypeSchema as EventType } from './webhooks-admin-schemas.js';
 
-const EventType = Type.Union(
-  EVENT_TYPES.map((e) => Type.Literal(e)),
-  { description: 'An event type (docs/api.md "Event subscriptions")' },
-);
 const Subscription = Type.Object({
   id: Type.String(),
   url: Type.String(),
-  events: Type.Array(Type.String()),
+  events: Type.Array(EventType),
   enabled: Type.Boolean(),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
 });
@@ -122,7 +118,8 @@ export function eventSubscriptionsRoutes(
       ...common,
       schema: {
         ...base,
-        summary: 'The event delivery log: each delivery with its attempts (status, latency, answer)',
+        summary:
+          'The delivery log: success webhooks (event_type null) and events, each with its attempts (status, latency, answer)',
         querystring: Type.Object({
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
           before: Type.Optional(Type.String({ description: 'ISO 8601: deliveries created before it' })),

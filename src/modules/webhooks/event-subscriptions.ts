@@ -24,7 +24,8 @@ function subscriptionView(s: SubscriptionRow) {
   return {
     id: s.id,
     url: s.url,
-    events: s.events,
+    // Stored only after isEventType accepted each one.
+    events: s.events as EventType[],
     enabled: s.enabled,
     created_at: s.createdAt.toISOString(),
   };
@@ -215,8 +216,9 @@ export function createEventSubscriptions(deps: {
     },
 
     /**
-     * The merchant's event deliveries of one mode (`sandbox`: a test key's view) with their attempts,
-     * newest first (`before`: ISO time for paging).
+     * The merchant's delivery log of one mode (`sandbox`: a test key's view): the success webhook's
+     * deliveries (`event_type` null) and the event subscriptions' ones, with their attempts, newest
+     * first (`before`: ISO time for paging); docs/api.md "Event subscriptions".
      */
     async deliveries(
       merchantId: string,
@@ -227,7 +229,7 @@ export function createEventSubscriptions(deps: {
       if (before && Number.isNaN(before.getTime())) throw invalidField('before', 'must be an ISO 8601 time');
       const rows = await listDeliveries(
         db,
-        { merchantId, eventsOnly: true, test: sandbox, ...(before ? { before } : {}) },
+        { merchantId, test: sandbox, ...(before ? { before } : {}) },
         page.limit ?? 50,
       );
       return rows.map((r) => deliveryView(r.delivery, r.attempts));

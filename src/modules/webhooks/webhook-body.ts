@@ -16,16 +16,24 @@ export const WebhookBodySchema = Type.Object(
       description:
         'Fiat and payouts: the gross amount paid, an integer as a string; crypto: the request amount',
     }),
-    currency: Type.String(),
+    currency: Type.String({
+      description:
+        "The unit of `amount`: the order currency (fiat, payouts) or the crypto request's (RUB or the coin)",
+    }),
     status: Type.Literal('success'),
     created_at: Type.String({ description: 'UTC YYYY-MM-DD HH:MM:SS.mmm' }),
-    amountAfterFee: Type.Number({ description: 'What was credited (debited for a payout)' }),
+    amountAfterFee: Type.Number({
+      description:
+        "What was credited (debited for a payout), in fiat: the order's currency; a crypto order's always in RUB",
+    }),
     usdtAmount: Type.Optional(Type.Number({ description: 'Fiat with convertToUsdt; usdt_trc20 and ton' })),
     usdtAmountAfterFee: Type.Optional(
       Type.Number({ description: 'Fiat with convertToUsdt; crypto when USDT was credited' }),
     ),
     exchangeRate: Type.Optional(Type.Number({ description: 'Fiat with convertToUsdt' })),
-    cryptoAmount: Type.Optional(Type.String({ description: 'Crypto: the exact amount paid, 8 decimals' })),
+    cryptoAmount: Type.Optional(
+      Type.String({ description: 'Crypto: the exact amount paid, in the coin of `type`, 8 decimals' }),
+    ),
     direction: Type.Optional(Type.Literal('PAYOUT', { description: 'Payouts only' })),
   },
   { title: 'WebhookBody' },

@@ -1,5 +1,12 @@
 import { Type } from '@sinclair/typebox';
 import { Nullable } from '../../http/schemas.js';
+import { EVENT_TYPES } from './event-types.js';
+
+/** An event type (docs/api.md "Event subscriptions"). */
+export const EventTypeSchema = Type.Union(
+  EVENT_TYPES.map((e) => Type.Literal(e)),
+  { description: 'An event type (docs/api.md "Event subscriptions")' },
+);
 
 /** One delivery attempt. */
 export const DeliveryAttemptSchema = Type.Object({
@@ -24,9 +31,9 @@ export const DeliverySchema = Type.Object({
   last_status_code: Nullable(Type.Integer()),
   last_error: Nullable(Type.String()),
   resend_of: Nullable(Type.String()),
-  event_type: Nullable(
-    Type.String({ description: 'An event subscription delivery: its type; null: the success webhook' }),
-  ),
+  event_type: Type.Union([EventTypeSchema, Type.Null()], {
+    description: 'An event subscription delivery: its type; null: the success webhook',
+  }),
   event_id: Nullable(Type.String()),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   delivered_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),

@@ -4,6 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { writeAudit } from '../audit/index.js';
 import type { SuccessHook } from '../orders/index.js';
+import type { EventType } from './event-types.js';
 import { webhookBody } from './webhook-body.js';
 import {
   type DeliveryRow,
@@ -30,7 +31,8 @@ export function deliveryView(
     last_status_code: d.lastStatusCode,
     last_error: d.lastError,
     resend_of: d.resendOf,
-    event_type: d.eventType,
+    // Written only from EVENT_TYPES (event-types.ts); null for the success webhook.
+    event_type: d.eventType as EventType | null,
     event_id: d.eventId,
     created_at: d.createdAt.toISOString(),
     delivered_at: d.deliveredAt?.toISOString() ?? null,

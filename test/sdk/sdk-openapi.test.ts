@@ -1,0 +1,17 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { merchantOpenApiTypes, serviceOpenApi } from '../../scripts/sdk-openapi-types.js';
+
+// The SDK's types come from the service's OpenAPI document: packages/sdk/src/openapi.ts is generated
+// from it, and packages/sdk/src/openapi-conformance.ts checks the SDK's own types against it when
+// `npm run typecheck` compiles the SDK.
+describe("the SDK's types follow the service's OpenAPI document", () => {
+  it('packages/sdk/src/openapi.ts is what `npm run sdk:openapi` writes from the document now', async () => {
+    const committed = readFileSync(new URL('../../packages/sdk/src/openapi.ts', import.meta.url), 'utf8');
+    const fresh = await merchantOpenApiTypes(await serviceOpenApi());
+    assert.equal(committed, fresh, 'the route schemas changed: run npm run sdk:openapi and commit the file');
+    assert.match(fresh, /"\/merchant\/createOrder"/);
+    assert.match(fresh, /orderSuccess/);
+  });
+});

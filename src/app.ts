@@ -5,6 +5,7 @@ import { CACHE_CHANNEL, type Database } from './db/database.js';
 import type { App } from './http/schemas.js';
 import { createHttpServer } from './http/server.js';
 import { type Clock, systemClock } from './lib/clock.js';
+import type { SourceFactory } from './modules/chains/index.js';
 import type { OutboundGuard } from './modules/outbound/index.js';
 import { openReceiptStorage, type ReceiptStorage } from './modules/receipts/index.js';
 import { EVENT_TYPES, EventBodySchema, WebhookBodySchema } from './modules/webhooks/index.js';
@@ -23,6 +24,8 @@ export interface AppDeps {
   guard?: OutboundGuard;
   /** Fastify logger options; false silences (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Replaces how chain watchers build their sources (tests: a shorter provider timeout). */
+  chainSources?: SourceFactory;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
     receiptStorage: deps.receiptStorage ?? (await openReceiptStorage(config)),
     log: app.log,
     ...(deps.guard ? { guard: deps.guard } : {}),
+    ...(deps.chainSources ? { chainSources: deps.chainSources } : {}),
   });
   // Another process's admin change (key rotation, settings) reaches this one's caches at once.
   const stopListening = await database.listen(CACHE_CHANNEL, () => {

@@ -77,6 +77,7 @@ export function createServices(deps: {
     maxAgeSeconds: config.rateMaxAgeSeconds,
     sourceMaxAgeSeconds: { cbr: config.rateCbrMaxAgeSeconds },
     markupPayinPercent: config.rateMarkupPayinPercent,
+    operatorMaxDeviation: config.rateOperatorMaxDeviation,
   });
   const rateRefresh = createRatesRefresh({
     rates,
@@ -170,11 +171,12 @@ export function createServices(deps: {
     rates,
     lifecycle,
     manualCreditMaxRatio: config.manualCreditMaxRatio,
+    chainCreditMaxRatio: config.chainCreditMaxRatio,
   });
   const chainErrors = metrics.counter('chain_watcher_errors_total', 'Chain watcher loop errors', ['chain']);
   const chainTransfers = metrics.counter(
     'chain_transfers_total',
-    'Transfers settled by the chain watchers, by outcome (credited, partial, late, unmatched, dropped)',
+    'Transfers settled by the chain watchers, by outcome (credited, partial, late, unmatched, review, dropped)',
     ['chain', 'outcome'],
   );
   const chainAlerts = metrics.counter('chain_alerts_total', 'Chain alerts: reorged_after_credit', [
@@ -188,6 +190,7 @@ export function createServices(deps: {
     env: config.chains,
     ledger: crypto.chainTransfers,
     sources: deps.chainSources ?? chainSources,
+    dropAfterSeconds: config.chainDropAfterSeconds,
     events: {
       onError: (chain) => chainErrors({ chain }),
       onTransfer: (chain, outcome) => chainTransfers({ chain, outcome }),

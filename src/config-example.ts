@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { type ChainEnvKey, EnvSchema, WATCHED_CHAINS } from './config.js';
 
-/** `CHAIN_<CHAIN>_*` (issue 20): the same five settings for each chain. */
+/** `CHAIN_<CHAIN>_*` (docs/decisions.md sections 25 and 34): the same six settings for each chain. */
 function chainDescriptions(): Record<ChainEnvKey, string> {
   const out = {} as Record<string, string>;
   for (const chain of WATCHED_CHAINS) {
@@ -13,6 +13,8 @@ function chainDescriptions(): Record<ChainEnvKey, string> {
       `${chain} watcher: confirmations before a credit (the payment's block counts as 1)`;
     out[`${p}TOKEN_CONTRACT`] = `${chain} watcher: the USDT contract or jetton master (default: mainnet's)`;
     out[`${p}POLL_SECONDS`] = `${chain} watcher: seconds between two polls (default: about the block time)`;
+    out[`${p}RPS`] =
+      `${chain} watcher: requests per second sent to the provider; over it 429s are waited out with backoff (default: the provider's free plan, with or without an API key; README "Crypto guide")`;
   }
   return out as Record<ChainEnvKey, string>;
 }
@@ -69,6 +71,12 @@ export const ENV_DESCRIPTIONS: Record<keyof typeof EnvSchema.properties, string>
     "largest amountUp / amountDown of a request and of a merchant's defaults, in rubles (400 VALIDATION_ERROR naming the field above it): bounds the window amount disambiguation searches",
   MANUAL_CREDIT_MAX_RATIO:
     'a credit by hand (operator confirmation of a crypto order, late payment, assigning a reported transaction) may total at most cryptoAmount times this; above it only an admin, with a reason, audited with both amounts. Chain reports are credited as received',
+  CHAIN_CREDIT_MAX_RATIO:
+    "a chain credit (built-in watcher or POST /chain/notifications) whose total received is above cryptoAmount times this, or whose RUB value is above the order's RUB amount times this, goes to the review queue (GET /admin/crypto, the console) instead of being credited",
+  CHAIN_DROP_AFTER_SECONDS:
+    'a transfer the provider no longer knows (replaced, reorged out) is re-checked with growing intervals for this long, then marked dropped',
+  RATE_OPERATOR_MAX_DEVIATION:
+    "percent an operator rate may differ from the fresh sources' median; above it only an admin with a reason (audited with both numbers). Without a fresh source, per-pair sanity bounds apply",
   SMS_FORWARDER_NEEDS_OPERATOR:
     'true: bank messages forwarded by SmsForwarder (its body is not signed) wait in the review queue instead of confirming orders by themselves',
   DEVICE_LIVENESS_INTERVAL:

@@ -1,57 +1,22 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import {
+  type ChainEnvSettings,
+  chainEnvSchema,
+  chainEnvSettings,
+  type WatchedChain,
+} from './config-chains.js';
 import { randomToken } from './lib/secrets.js';
 import { type Allowlist, parseAllowlist } from './modules/outbound/index.js';
 
-/** The chains of the built-in watchers (modules/chains/chain-catalog.ts `CHAIN_NAMES`). */
-export const WATCHED_CHAINS = ['ethereum', 'bsc', 'tron', 'ton', 'bitcoin', 'litecoin'] as const;
-export type WatchedChain = (typeof WATCHED_CHAINS)[number];
-
-/**
- * `CHAIN_<CHAIN>_URL`, `_API_KEY`, `_CONFIRMATIONS`, `_TOKEN_CONTRACT`, `_POLL_SECONDS` per chain
- * (issue 20): the same settings as `PUT /admin/chains/{chain}`, whose values win.
- */
-type ChainEnvField = 'URL' | 'API_KEY' | 'CONFIRMATIONS' | 'TOKEN_CONTRACT' | 'POLL_SECONDS';
-export type ChainEnvKey = `CHAIN_${Uppercase<WatchedChain>}_${ChainEnvField}`;
-
-function chainEnvSchema(): Record<ChainEnvKey, TSchema> {
-  const out = {} as Record<string, TSchema>;
-  for (const chain of WATCHED_CHAINS) {
-    const p = `CHAIN_${chain.toUpperCase()}_`;
-    out[`${p}URL`] = Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' }));
-    out[`${p}API_KEY`] = Type.Optional(Type.String({ minLength: 1, maxLength: 500 }));
-    out[`${p}CONFIRMATIONS`] = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 }));
-    out[`${p}TOKEN_CONTRACT`] = Type.Optional(Type.String({ minLength: 20, maxLength: 100 }));
-    out[`${p}POLL_SECONDS`] = Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 }));
-  }
-  return out;
-}
-
-/** A chain's settings from the environment (unset fields: the admin API's or the chain's default). */
-export interface ChainEnvSettings {
-  readonly url?: string | undefined;
-  readonly apiKey?: string | undefined;
-  readonly confirmations?: number | undefined;
-  readonly tokenContract?: string | undefined;
-  readonly pollSeconds?: number | undefined;
-}
-
-function chainEnvSettings(e: Record<string, unknown>): Record<WatchedChain, ChainEnvSettings> {
-  const out = {} as Record<WatchedChain, ChainEnvSettings>;
-  for (const chain of WATCHED_CHAINS) {
-    const p = `CHAIN_${chain.toUpperCase()}_`;
-    out[chain] = Object.freeze({
-      url: e[`${p}URL`] as string | undefined,
-      apiKey: e[`${p}API_KEY`] as string | undefined,
-      confirmations: e[`${p}CONFIRMATIONS`] as number | undefined,
-      tokenContract: e[`${p}TOKEN_CONTRACT`] as string | undefined,
-      pollSeconds: e[`${p}POLL_SECONDS`] as number | undefined,
-    });
-  }
-  return Object.freeze(out);
-}
+export {
+  type ChainEnvKey,
+  type ChainEnvSettings,
+  WATCHED_CHAINS,
+  type WatchedChain,
+} from './config-chains.js';
 
 /** The rate sources of issue 20 section 2 (README "Exchange rates"), as RATE_SOURCES names them. */
 export const RATE_SOURCE_NAMES = ['coingecko', 'rapira', 'cbr'] as const;
@@ -107,6 +72,9 @@ export const EnvSchema = Type.Object({
   REQUISITE_EXPIRED_STREAK: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
   MAX_AMOUNT_DEVIATION: Type.Integer({ minimum: 0, maximum: 100_000, default: 1000 }),
   MANUAL_CREDIT_MAX_RATIO: Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,4})?$', default: '1.0' }),
+  CHAIN_CREDIT_MAX_RATIO: Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,4})?$', default: '2' }),
+  CHAIN_DROP_AFTER_SECONDS: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 3600 }),
+  RATE_OPERATOR_MAX_DEVIATION: Type.String({ pattern: '^\\d{1,2}(\\.\\d{1,2})?$', default: '10' }),
   SMS_FORWARDER_NEEDS_OPERATOR: Type.Boolean({ default: false }),
   DEVICE_LIVENESS_INTERVAL: Type.Integer({ minimum: 5, maximum: 300, default: 20 }),
   APPEAL_DEADLINE_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
@@ -189,6 +157,16 @@ export interface Config {
    * `cryptoAmount` times this; above it only an admin with a reason (issue 17 item 1). Decimal text.
    */
   readonly manualCreditMaxRatio: string;
+  /**
+   * A chain credit (watcher or chain notification) whose total is above `cryptoAmount` times this,
+   * or whose RUB value is above the order's RUB amount times this, goes to review instead
+   * (docs/decisions.md section 34). Decimal text.
+   */
+  readonly chainCreditMaxRatio: string;
+  /** Seconds a transfer the provider no longer knows is re-checked before it is marked dropped. */
+  readonly chainDropAfterSeconds: number;
+  /** Percent an operator rate may differ from the fresh sources' median without an admin's reason. */
+  readonly rateOperatorMaxDeviation: string;
   /**
    * SmsForwarder's credits (its body is not signed: weaker evidence) wait for an operator instead
    * of confirming orders by themselves (issue 19 section 1).
@@ -375,6 +353,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     appealWindowDays: e.APPEAL_WINDOW_DAYS,
     maxAmountDeviation: e.MAX_AMOUNT_DEVIATION,
     manualCreditMaxRatio: e.MANUAL_CREDIT_MAX_RATIO,
+    chainCreditMaxRatio: e.CHAIN_CREDIT_MAX_RATIO,
+    chainDropAfterSeconds: e.CHAIN_DROP_AFTER_SECONDS,
+    rateOperatorMaxDeviation: e.RATE_OPERATOR_MAX_DEVIATION,
     smsForwarderNeedsOperator: e.SMS_FORWARDER_NEEDS_OPERATOR,
     deviceLivenessIntervalSeconds: e.DEVICE_LIVENESS_INTERVAL,
     chains: chainEnvSettings(e as Record<string, unknown>),

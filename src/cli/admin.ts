@@ -24,12 +24,14 @@ Requisites
                 [--currency RUB] [--min 100] [--max 50000] [--daily-limit 500000] [--max-active 10] [--emv ...]
   requisite list | requisite enable <id> | requisite disable <id>
 Rates
-  rate set <BASE> <QUOTE> <rate> [--ttl <seconds>]   e.g. rate set USDT RUB 92.5 --ttl 3600
+  rate set <BASE> <QUOTE> <rate> [--ttl <seconds>] [--reason "..."]   e.g. rate set USDT RUB 92.5 --ttl 3600
+                  (more than RATE_OPERATOR_MAX_DEVIATION % from the sources' median needs --reason)
   rate list
 Chain watchers (chains: ethereum bsc tron ton bitcoin litecoin)
   chain list
   chain set <chain> [--url https://...] [--api-key ...] [--confirmations 12] [--token-contract 0x...]
-                    [--poll-seconds 12] [--start-height N] [--chain-id 31337] [--enabled true|false]
+                    [--poll-seconds 12] [--start-height N] [--chain-id 31337] [--genesis-hash <hex>]
+                    [--rps 10] [--enabled true|false]
 Operators (back office accounts)
   operator create <username> --role admin|support|payouts|viewer [--password "..."]
                   (without --password one is generated and shown once)
@@ -185,6 +187,8 @@ export async function run(argv: string[]): Promise<unknown> {
       'poll-seconds': { type: 'string' },
       'start-height': { type: 'string' },
       'chain-id': { type: 'string' },
+      'genesis-hash': { type: 'string' },
+      rps: { type: 'string' },
       enabled: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -260,6 +264,7 @@ export async function run(argv: string[]): Promise<unknown> {
         quote: need(rest[1], 'QUOTE'),
         rate: need(rest[2], 'rate'),
         ...(o.ttl !== undefined ? { ttl_seconds: Number(o.ttl) } : {}),
+        ...(o.reason !== undefined ? { reason: o.reason } : {}),
       });
     case 'rate list':
       return call('GET', '/admin/rates');
@@ -275,6 +280,8 @@ export async function run(argv: string[]): Promise<unknown> {
         poll_seconds: int(o['poll-seconds']),
         start_height: int(o['start-height']),
         chain_id: int(o['chain-id']),
+        genesis_hash: o['genesis-hash'],
+        rps: int(o.rps),
         enabled: o.enabled === undefined ? undefined : o.enabled === 'true',
       };
       return call(

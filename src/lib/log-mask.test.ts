@@ -22,4 +22,10 @@ describe('log masking (issue 10: card numbers and phones masked in logs)', () =>
   it('walks nested records', () => {
     assert.deepEqual(maskLogRecord({ a: { b: ['79001234567'] }, n: 5 }), { a: { b: ['*******4567'] }, n: 5 });
   });
+  it('redacts provider URLs in every string of a record', () => {
+    assert.deepEqual(
+      maskLogRecord({ chain: 'tron', err: { message: 'GET https://u:p@api.example/jsonrpc?k=1 failed' } }),
+      { chain: 'tron', err: { message: 'GET https://api.example/jsonrpc?*** failed' } },
+    );
+  });
 });

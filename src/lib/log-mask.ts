@@ -1,3 +1,5 @@
+import { redactText } from './redact.js';
+
 /** Card numbers (16-19 digits) and phones (10-15 digits, optional +), possibly grouped by spaces or dashes. */
 const SENSITIVE = /\+?\d(?:[ -]?\d){9,18}/g;
 
@@ -10,12 +12,14 @@ export function maskDigits(text: string): string {
 }
 
 /**
- * Masks card numbers and phones in every string of a log record (issue 10: "card numbers and phones
- * masked in logs"), down to a few levels of nesting. Ids (UUIDs, lux...) have letters or hyphens every
+ * Masks card numbers and phones in every string of a log record (card numbers and phones masked in
+ * logs) and redacts the URLs in it (`redactText`, docs/decisions.md section 34), down to a few levels
+ * of nesting. Ids (UUIDs, lux...) have letters or hyphens every
  * few digits and stay readable.
  */
 export function maskLogRecord(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return maskDigits(value);
+  // Provider URLs (credentials, keys in the query or path) are redacted as everywhere else.
+  if (typeof value === 'string') return maskDigits(redactText(value));
   if (depth > 4 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => maskLogRecord(v, depth + 1));
   // Requests, replies and errors keep their own shape: their serializers run later.

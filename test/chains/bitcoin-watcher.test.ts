@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.js';
+import { chainSources } from '../../src/modules/chains/chain-sources.js';
+import { ADMIN_TOKEN, manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { consoleLogin, consolePost } from '../helpers/console.js';
 import { type EsploraFake, fakeTx, startEsploraFake } from '../helpers/fakes/esplora.js';
 import { admin, createMerchant, merchantRequest, type TestMerchant } from '../helpers/merchant-client.js';
 
-// Issue 20: the Bitcoin watcher through the service against a loopback Esplora (the fake follows
+// the Bitcoin watcher through the service against a loopback Esplora (the fake follows
 // Blockstream/esplora API.md; test/helpers/fakes/esplora.ts names the commit). This file owns the
 // `bitcoin` watcher row; the btc xpub is the 'abandon ... about' key other files set too, and
 // BTC/RUB is set to the value test/crypto/crypto-confirm.test.ts sets.
@@ -23,12 +24,14 @@ interface AttentionRow {
   position: number;
   outcome: string;
   confirmations: number | null;
+  vanished_at: string | null;
 }
 
-describe('the Bitcoin watcher against a loopback Esplora (issue 20 section 1)', () => {
+describe('the Bitcoin watcher against a loopback Esplora (docs/decisions.md section 25)', () => {
   let esplora: EsploraFake;
   let t: TestApp;
   let merchant: TestMerchant;
+  const clock = manualClock();
 
   const order = async (amount: number) => {
     const res = await merchantRequest(t.app, merchant, '/merchant/createOrder', {
@@ -48,10 +51,16 @@ describe('the Bitcoin watcher against a loopback Esplora (issue 20 section 1)', 
   before(async () => {
     esplora = await startEsploraFake({ prefix: '/api' });
     esplora.mineEmpty(100);
-    t = await startTestApp();
+    // A short 429 backoff where the test makes the provider fail past its retries.
+    t = await startTestApp({ clock, chainSources: (s) => chainSources(s, { backoffMs: 20 }) });
     merchant = await createMerchant(t.app, { payment_types: ['btc'] });
     await admin(t.app, 'PUT', '/admin/crypto/xpubs', { network: 'btc', xpub: BTC_XPUB });
-    await admin(t.app, 'PUT', '/admin/rates', { base: 'BTC', quote: 'RUB', rate: '3000000' });
+    await admin(t.app, 'PUT', '/admin/rates', {
+      base: 'BTC',
+      quote: 'RUB',
+      rate: '3000000',
+      ttl_seconds: 30 * 86_400,
+    });
     await admin(t.app, 'PUT', '/admin/chains/bitcoin', { url: esplora.url, confirmations: 2 });
   });
   after(async () => {
@@ -83,21 +92,26 @@ describe('the Bitcoin watcher against a loopback Esplora (issue 20 section 1)', 
     assert.equal(credits.statusCode, 200);
   });
 
-  it('a reorg that drops the payment before its 2nd confirmation: dropped, the order stays pending', async () => {
-    const o = await order(0.02);
-    const tx = fakeTx([{ address: o.payment_details.address, value: 2_000_000 }]);
-    const block = esplora.mine([tx]);
+  it('a mempool payment is seen within one poll, with no new block: awaiting at 0 confirmations, never credited there', async () => {
     await run();
-    assert.equal((await rows(tx.txid))[0]?.outcome, 'awaiting');
-    esplora.reorg(block.height, [[], []]);
+    const o = await order(0.005);
+    const tx = fakeTx([{ address: o.payment_details.address, value: 500_000 }]);
+    esplora.addMempool(tx);
     await run();
+    assert.deepEqual(
+      (await rows(tx.txid)).map((r) => [r.outcome, r.confirmations]),
+      [['awaiting', 0]],
+    );
     await run();
     assert.equal(await status(o.id), 'pending');
-    assert.equal((await rows(tx.txid))[0]?.outcome, 'dropped');
+    esplora.mine([tx]);
+    esplora.mineEmpty(1);
+    await run();
+    assert.equal(await status(o.id), 'success');
   });
 
-  it('a provider answering 429 is recorded as the last error; the next loop goes on', async () => {
-    esplora.failNext(1, 429);
+  it('a provider answering 429 past its retries is recorded as the last error; the next loop goes on', async () => {
+    esplora.failNext(4, 429);
     await assert.rejects(run(), /429/);
     const chain = (
       await admin<Array<{ chain: string; last_error: { message: string } | null }>>(
@@ -158,5 +172,32 @@ describe('the Bitcoin watcher against a loopback Esplora (issue 20 section 1)', 
     const vs = await consoleLogin(t.app, viewer.username, viewer.password);
     const refused = await consolePost(t.app, vs, '/backoffice/chains/bitcoin', { confirmations: '9' });
     assert.equal(refused.statusCode, 403);
+  });
+
+  // Last: it moves the clock an hour on.
+  it('a payment a reorg removed is re-checked with growing pauses, then dropped after CHAIN_DROP_AFTER_SECONDS; the order stays pending', async () => {
+    const o = await order(0.02);
+    const tx = fakeTx([{ address: o.payment_details.address, value: 2_000_000 }]);
+    const block = esplora.mine([tx]);
+    await run();
+    assert.equal((await rows(tx.txid))[0]?.outcome, 'awaiting');
+    esplora.reorg(block.height, [[], []]);
+    await run();
+    const vanished = await rows(tx.txid);
+    assert.equal(vanished[0]?.outcome, 'awaiting');
+    assert.ok(vanished[0]?.vanished_at, 'marked vanished, still awaiting');
+    // Not asked for again before its pause is over.
+    const asked = () => esplora.requests.filter((r) => r.path === `/api/tx/${tx.txid}`).length;
+    const before = asked();
+    await run();
+    assert.equal(asked(), before, 'no re-check within the pause');
+    clock.advance(61_000);
+    await run();
+    assert.equal(asked(), before + 1, 're-checked once the pause is over');
+    assert.equal((await rows(tx.txid))[0]?.outcome, 'awaiting');
+    clock.advance(3600_000);
+    await run();
+    assert.equal(await status(o.id), 'pending');
+    assert.equal((await rows(tx.txid))[0]?.outcome, 'dropped');
   });
 });

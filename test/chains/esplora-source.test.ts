@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { CHAINS } from '../../src/modules/chains/chain-catalog.js';
 import {
+  ChainMismatchError,
   ChainSourceError,
   type SeenTransfer,
   type SourceSettings,
@@ -150,7 +151,7 @@ describe('esplora source: scan', () => {
     assert.deepEqual(before, [
       { asset: 'coin', address: A, txHash: tx.txid, position: 0, amount: 42_000n, block: null },
     ] satisfies SeenTransfer[]);
-    assert.equal(await source.locate(before[0] as SeenTransfer), null);
+    assert.equal(await source.locate(before[0] as SeenTransfer), 'unconfirmed');
     const mined = fake.mine([tx]);
     const after = await source.scan(2, 2, coin(A));
     assert.deepEqual(
@@ -206,7 +207,7 @@ describe('esplora source: locate after a reorg', () => {
     assert.notEqual(await source.blockHash(1), old.hash);
   });
 
-  it('a backend answering 404 for an unknown transaction: null too', async () => {
+  it('an unknown transaction is null (404 on /tx/:txid; /status would answer {"confirmed":false})', async () => {
     const strict = await startEsploraFake({ unknownTx: 404 });
     try {
       const s = createEsploraSource(settingsFor(strict.url));
@@ -216,7 +217,7 @@ describe('esplora source: locate after a reorg', () => {
       assert.deepEqual(await s.locate(t), { height: 1, hash: strict.blocks[1]?.hash });
       strict.reorg(1, [[]]);
       assert.equal(await s.locate(t), null);
-      assert.equal(strict.requests.at(-1)?.path, `/tx/${tx.txid}/status`);
+      assert.equal(strict.requests.at(-1)?.path, `/tx/${tx.txid}`);
     } finally {
       await strict.close();
     }
@@ -224,10 +225,17 @@ describe('esplora source: locate after a reorg', () => {
 });
 
 describe('esplora source: provider failures', () => {
-  it('429 is a ChainSourceError telling the operator what to do', async () => {
-    fake.failNext(1, 429);
-    await assert.rejects(source.head(), sourceError(429, /rate limited by the provider.*raise poll_seconds/));
-    assert.equal((await source.head()).height, 0); // the next request is answered again
+  it('a 429 is waited out with backoff and tried again; past the retries a ChainSourceError says what to do', async () => {
+    const patient = createEsploraSource(settingsFor(fake.url), { backoffMs: 5 });
+    fake.failNext(2, 429);
+    assert.equal((await patient.head()).height, 0);
+    assert.equal(fake.requests.filter((r) => r.path === '/blocks/tip/height').length, 3);
+    fake.failNext(4, 429);
+    await assert.rejects(
+      patient.head(),
+      sourceError(429, /rate limited by the provider \(429\) after 3 retries.*raise poll_seconds/),
+    );
+    assert.equal((await patient.head()).height, 0); // the next request is answered again
   });
 
   it('500 is a ChainSourceError with its status', async () => {
@@ -251,7 +259,7 @@ describe('esplora source: provider failures', () => {
     fake.failNext(1, 'wrong-shape');
     await assert.rejects(source.head(), sourceError(undefined, /not a block height.*API base/));
     fake.failNext(1, 'wrong-shape');
-    await assert.rejects(source.locate(t), sourceError(undefined, /status without `confirmed`/));
+    await assert.rejects(source.locate(t), sourceError(undefined, /without txid/));
   });
 
   it('an unreachable provider and a timeout are ChainSourceErrors without status', async () => {
@@ -290,5 +298,49 @@ describe('esplora source: URL and key', () => {
     } finally {
       await api.close();
     }
+  });
+});
+
+describe('esplora source: what it checks before it believes', () => {
+  it("the network: /block-height/0 must be the chain's genesis, else a mismatch naming genesis_hash", async () => {
+    assert.deepEqual(await source.verifyNetwork(), {
+      network: `Bitcoin mainnet (${CHAINS.bitcoin.genesisHash})`,
+      tokenDecimals: null,
+    });
+    const testnet = await startEsploraFake({
+      genesis: '000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943',
+    });
+    try {
+      await assert.rejects(createEsploraSource(settingsFor(testnet.url)).verifyNetwork(), (err: unknown) => {
+        assert.ok(err instanceof ChainMismatchError);
+        assert.equal(err.field, 'genesis_hash');
+        assert.match(err.message, /serves Bitcoin testnet3 .*not Bitcoin mainnet/);
+        return true;
+      });
+      const given = createEsploraSource(
+        settingsFor(testnet.url, {
+          genesisHash: '000000000933ea01ad0ee984209779baaec3ced90fa3f408719526f8d77f4943',
+        }),
+      );
+      assert.match((await given.verifyNetwork()).network, /testnet3/);
+    } finally {
+      await testnet.close();
+    }
+  });
+
+  it('locate re-reads the output: one that no longer pays the address what was seen is an error, never a credit', async () => {
+    const tx = fakeTx([{ address: A, value: 5000 }]);
+    fake.mine([tx]);
+    const [t] = (await source.scan(1, 1, coin(A))) as [SeenTransfer];
+    assert.deepEqual(await source.locate(t), { height: 1, hash: fake.blocks[1]?.hash });
+    await assert.rejects(
+      source.locate({ ...t, amount: 5001n }),
+      sourceError(undefined, /no longer pays .* not credited/),
+    );
+    await assert.rejects(source.locate({ ...t, address: B }), sourceError(undefined, /no longer pays/));
+  });
+
+  it('scans see the mempool every poll (seesMempool): a payment is seen before its block', () => {
+    assert.equal(source.seesMempool, true);
   });
 });

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { CHAINS } from '../../src/modules/chains/chain-catalog.js';
-import { ChainSourceError, type SeenTransfer } from '../../src/modules/chains/chain-source.js';
+import {
+  ChainMismatchError,
+  ChainSourceError,
+  type SeenTransfer,
+} from '../../src/modules/chains/chain-source.js';
 import { createTonSource, TON_MAX_PAGES, TON_PAGE } from '../../src/modules/chains/ton-source.js';
 import { startTonFake, type TonFake, tonAddress } from '../helpers/fakes/toncenter.js';
 
-// Issue 20: the TON source against a loopback toncenter API v3 (test/helpers/fakes/toncenter.ts
-// names the ton-index-go commit it follows).
+// The TON source against a loopback toncenter API v3 (test/helpers/fakes/toncenter.ts names the
+// ton-index-go commit and the TON docs it follows; docs/decisions.md sections 25 and 34).
 const MASTER = tonAddress();
 const hex = (b64: string) => Buffer.from(b64, 'base64').toString('hex');
 
@@ -17,13 +21,10 @@ describe('TON source over toncenter API v3', () => {
     fake = await startTonFake({ blocks: 100 });
   });
   beforeEach(() => {
-    source = createTonSource({
-      info: CHAINS.ton,
-      url: `${fake.url}/`,
-      apiKey: 'ton-key',
-      tokenContract: MASTER,
-      chainId: null,
-    });
+    source = createTonSource(
+      { info: CHAINS.ton, url: `${fake.url}/`, apiKey: 'ton-key', tokenContract: MASTER, chainId: -239 },
+      { backoffMs: 5 },
+    );
   });
   after(() => fake.close());
 
@@ -147,8 +148,10 @@ describe('TON source over toncenter API v3', () => {
     assert.equal(await source.locate(missing), null);
   });
 
-  it('429, 500 and a non-JSON answer are ChainSourceErrors an operator can act on', async () => {
+  it('a 429 is waited out and tried again; 429 past the retries, 500 and a non-JSON answer are ChainSourceErrors', async () => {
     fake.failNext(1, 429);
+    assert.equal((await source.head()).height, fake.head());
+    fake.failNext(4, 429);
     await assert.rejects(
       source.head(),
       (err: ChainSourceError) => err.status === 429 && /rate limited.*API key/.test(err.message),
@@ -161,5 +164,76 @@ describe('TON source over toncenter API v3', () => {
     fake.failNext(1, 'malformed');
     await assert.rejects(source.head(), /not JSON.*toncenter's API v3 base/);
     assert.equal((await source.head()).height, fake.head());
+  });
+
+  it('many watched addresses are asked in one call per asset, not one per address', async () => {
+    const addresses = Array.from({ length: 20 }, () => tonAddress());
+    const from = fake.head() + 1;
+    fake.payTon(addresses[3] as string, 7n);
+    fake.payJetton(addresses[17] as string, 8n, { master: MASTER });
+    const before = fake.requests.length;
+    const seen = await source.scan(from, fake.head(), {
+      coin: addresses.slice(0, 10),
+      token: addresses.slice(10),
+    });
+    assert.deepEqual(
+      seen.map((t) => [t.asset, t.address, t.amount]),
+      [
+        ['coin', addresses[3], 7n],
+        ['token', addresses[17], 8n],
+      ],
+    );
+    const calls = fake.requests.slice(before).map((r) => new URL(r.url, 'http://x'));
+    const txCalls = calls.filter(
+      (u) => u.pathname.endsWith('/transactions') && u.searchParams.has('account'),
+    );
+    const jettonCalls = calls.filter((u) => u.pathname.endsWith('/jetton/transfers'));
+    assert.equal(txCalls.length, 1);
+    assert.equal(txCalls[0]?.searchParams.getAll('account').length, 20);
+    assert.equal(jettonCalls.length, 1);
+    assert.equal(jettonCalls[0]?.searchParams.getAll('owner_address').length, 20);
+  });
+
+  it('the network: global_id -239 and the jetton master with 6 decimals; else a mismatch naming the setting', async () => {
+    await assert.rejects(source.verifyNetwork(), (err: unknown) => {
+      assert.ok(err instanceof ChainMismatchError);
+      assert.equal(err.field, 'token_contract');
+      assert.match(err.message, /no jetton master at .* on TON mainnet/);
+      return true;
+    });
+    fake.addMaster(MASTER);
+    assert.deepEqual(await source.verifyNetwork(), { network: 'TON mainnet (-239)', tokenDecimals: 6 });
+    const nine = tonAddress();
+    fake.addMaster(nine, { decimals: '9' });
+    const wrong = createTonSource({
+      info: CHAINS.ton,
+      url: fake.url,
+      apiKey: null,
+      tokenContract: nine,
+      chainId: -239,
+    });
+    await assert.rejects(wrong.verifyNetwork(), /has 9 decimals, not 6/);
+    const testnet = createTonSource({
+      info: CHAINS.ton,
+      url: fake.url,
+      apiKey: null,
+      tokenContract: MASTER,
+      chainId: -3,
+    });
+    await assert.rejects(testnet.verifyNetwork(), (err: unknown) => {
+      assert.ok(err instanceof ChainMismatchError);
+      assert.equal(err.field, 'chain_id');
+      assert.match(err.message, /serves TON mainnet \(-239\), not TON testnet \(-3\)/);
+      return true;
+    });
+  });
+
+  it('locate re-reads a TON payment: another amount at that hash is an error, never a credit', async () => {
+    const to = tonAddress();
+    const from = fake.head() + 1;
+    fake.payTon(to, 5_000n);
+    const [t] = (await source.scan(from, fake.head(), { coin: [to], token: [] })) as [SeenTransfer];
+    assert.deepEqual(await source.locate(t), t.block);
+    await assert.rejects(source.locate({ ...t, amount: 5_001n }), /no longer pays .* not credited/);
   });
 });

@@ -166,14 +166,18 @@ describe('crypto money safety (issue 17 items 1-3)', () => {
       same(await credits(order.id), []);
     });
 
-    it('the chain watcher keeps the rule of docs/decisions.md section 8: what is received is credited', async () => {
+    it('a chain report credits what is received up to CHAIN_CREDIT_MAX_RATIO (docs/decisions.md sections 8 and 34); beyond, review', async () => {
       const order = await btcOrder();
-      const res = await notify({ address: order.payment_details.address, tx_hash: txHash(), amount: '1' });
+      const res = await notify({ address: order.payment_details.address, tx_hash: txHash(), amount: '0.02' });
       same(res.json().data?.outcome, 'credited', res.body);
       same(
         (await credits(order.id)).map((e) => money(e.amount).toFixed(2)),
-        ['2940000.00'],
+        ['58800.00'],
       );
+      const far = await btcOrder();
+      const held = await notify({ address: far.payment_details.address, tx_hash: txHash(), amount: '1' });
+      same(held.json().data?.outcome, 'review', held.body);
+      same(await credits(far.id), []);
     });
   });
 

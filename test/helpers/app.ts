@@ -3,6 +3,7 @@ import type { Config } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/schemas.js';
 import type { Clock } from '../../src/lib/clock.js';
+import type { SourceFactory } from '../../src/modules/chains/index.js';
 import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';
 import { closeTestDatabase, testDatabase } from './database.js';
 
@@ -51,6 +52,9 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     appealWindowDays: 7,
     maxAmountDeviation: 1000,
     manualCreditMaxRatio: '1.0',
+    chainCreditMaxRatio: '2',
+    chainDropAfterSeconds: 3600,
+    rateOperatorMaxDeviation: '10',
     smsForwarderNeedsOperator: false,
     deviceLivenessIntervalSeconds: 20,
     chains: {
@@ -95,7 +99,7 @@ export interface TestApp {
 
 /** Builds the real application over the test database. Call `close` in the file's `after` hook. */
 export async function startTestApp(
-  options: { config?: Partial<Config>; clock?: Clock } = {},
+  options: { config?: Partial<Config>; clock?: Clock; chainSources?: SourceFactory } = {},
 ): Promise<TestApp> {
   const database = await testDatabase();
   const config = testConfig(options.config);
@@ -103,6 +107,7 @@ export async function startTestApp(
     config,
     database,
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.chainSources ? { chainSources: options.chainSources } : {}),
   });
   await app.ready();
   openApps.add(app);

@@ -114,6 +114,8 @@ describe('rates: markup, override, staleness (crypto RUB-mode orders)', () => {
       quote: 'RUB',
       rate: '50000',
       ttl_seconds: 3600,
+      // 16.67 % below the sources' median: an admin's reason (docs/decisions.md section 34).
+      reason: 'the sources lag a sharp fall',
     });
     assert.equal(set.expires_at, new Date(clock.now() + 3600_000).toISOString());
     clock.advance(3599_000);

@@ -71,12 +71,20 @@ export const cryptoTransactions = pgTable(
     orderId: text('order_id'),
     /**
      * credited: completed the order; partial: recorded, order still short; late / unmatched: for
-     * operators; awaiting: seen by a built-in watcher, its confirmations not reached yet; dropped: a
-     * reorg removed it before it was credited (issue 20).
+     * operators; awaiting: seen by a built-in watcher, its confirmations not reached yet; dropped: the
+     * provider lost it before it was credited (a reorg, a replacement); review: a chain credit above
+     * CHAIN_CREDIT_MAX_RATIO, held for an operator with `review_reason` (docs/decisions.md sections
+     * 25 and 34).
      */
     outcome: text('outcome')
-      .$type<'credited' | 'partial' | 'late' | 'unmatched' | 'ignored' | 'awaiting' | 'dropped'>()
+      .$type<'credited' | 'partial' | 'late' | 'unmatched' | 'ignored' | 'awaiting' | 'dropped' | 'review'>()
       .notNull(),
+    /** Why a chain credit waits for an operator (outcome `review`), in words a person can read. */
+    reviewReason: text('review_reason'),
+    /** When the provider first no longer knew an awaiting transfer; it is re-checked until dropped. */
+    vanishedAt: ts('vanished_at'),
+    /** An awaiting transfer is not asked for again before this (backoff of a vanished one). */
+    nextCheckAt: ts('next_check_at'),
     reportedBy: text('reported_by').notNull(),
     /** What moved: the chain's own coin or its USDT token; null when reported without it (legacy). */
     asset: text('asset').$type<'coin' | 'token'>(),
@@ -93,7 +101,7 @@ export const cryptoTransactions = pgTable(
     index('crypto_tx_awaiting_idx').on(t.network).where(sql`${t.outcome} = 'awaiting'`),
     check(
       'crypto_transactions_outcome_ck',
-      sql`${t.outcome} IN ('credited', 'partial', 'late', 'unmatched', 'ignored', 'awaiting', 'dropped')`,
+      sql`${t.outcome} IN ('credited', 'partial', 'late', 'unmatched', 'ignored', 'awaiting', 'dropped', 'review')`,
     ),
     check(
       'crypto_transactions_amount_ck',

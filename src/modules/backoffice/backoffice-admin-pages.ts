@@ -244,12 +244,14 @@ export function adminPages(pages: App, services: ConsoleServices) {
     const user = requirePermission(request, 'pool.manage');
     return act(reply, '/backoffice/rates', async () => {
       const ttl = str(form.ttl_seconds);
+      const reason = str(form.reason);
       await rates.set(
         {
           base: String(form.base ?? ''),
           quote: String(form.quote ?? ''),
           rate: String(form.rate ?? ''),
           ...(ttl !== undefined ? { ttl_seconds: /^\d{1,9}$/.test(ttl) ? Number(ttl) : Number.NaN } : {}),
+          ...(reason !== undefined ? { reason } : {}),
         },
         user.actor,
       );

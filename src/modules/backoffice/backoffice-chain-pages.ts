@@ -10,7 +10,7 @@ const int = (v: string | undefined) => {
 };
 
 /**
- * Console pages for the built-in chain watchers (issue 20): each chain's head, cursor, lag, last
+ * Console pages for the built-in chain watchers (docs/decisions.md sections 25 and 34): each chain's head, cursor, lag, last
  * error and success and the latest transfers seen, and a form with the same settings as
  * `PUT /admin/chains/{chain}` (the same service).
  */
@@ -32,6 +32,7 @@ export function chainPages(pages: App, services: { chains: ChainsService }) {
         confirmations: int(form.confirmations),
         token_contract: str(form.token_contract),
         poll_seconds: int(form.poll_seconds),
+        rps: int(form.rps),
         enabled: form.enabled === undefined ? undefined : form.enabled === 'true',
       };
       await services.chains.configure(chain, input, user.actor);

@@ -120,6 +120,7 @@ export const CONSOLE_SETUP_EN = {
   until: 'until {at}',
   expiredMark: '(expired)',
   forSeconds: 'for, seconds (default RATE_MAX_AGE)',
+  rateReason: 'reason (needed far from the sources)',
   set: 'Set',
   cryptoTitle: 'Crypto deposit addresses',
   network: 'Network',
@@ -133,6 +134,9 @@ export const CONSOLE_SETUP_EN = {
   txNeedingAttention: 'Transactions needing attention',
   tx: 'Tx',
   outcome: 'Outcome',
+  reviewReason: 'Why it waits',
+  reviewHint:
+    'A chain credit above CHAIN_CREDIT_MAX_RATIO (more coins than the order asks, or worth far more rubles than it) is held here instead of being credited: check it, then confirm the order by hand with its transaction hash.',
   chainsTitle: 'Chain watchers',
   chainsHint:
     "Each chain is read from your node or provider; a transfer is credited when it has the chain's confirmations (its own block counts as 1). Alert: a lag over 3 x confirmations + 10 blocks, a failing provider, or no success for 10 polls.",
@@ -154,6 +158,9 @@ export const CONSOLE_SETUP_EN = {
   apiKeyNone: 'API key (none)',
   tokenContract: 'USDT contract / jetton master',
   pollSeconds: 'Poll seconds',
+  rps: 'Requests per second',
+  verifiedNetwork: 'Checked: {network}',
+  notVerified: 'Network not checked yet',
   saveChain: 'Save {chain}',
   devicesTitle: "Holders' phones",
   devicesHint:

@@ -117,6 +117,7 @@ export const CONSOLE_SETUP_RU = {
   until: 'до {at}',
   expiredMark: '(истёк)',
   forSeconds: 'на сколько секунд (по умолчанию RATE_MAX_AGE)',
+  rateReason: 'причина (нужна вдали от источников)',
   set: 'Задать',
   cryptoTitle: 'Крипто-адреса для депозитов',
   network: 'Сеть',
@@ -130,6 +131,9 @@ export const CONSOLE_SETUP_RU = {
   txNeedingAttention: 'Транзакции, требующие внимания',
   tx: 'Транзакция',
   outcome: 'Итог',
+  reviewReason: 'Почему ждёт',
+  reviewHint:
+    'Зачисление из сети сверх CHAIN_CREDIT_MAX_RATIO (монет больше, чем просит заявка, или рублей по курсу намного больше её суммы) не зачисляется, а ждёт здесь: проверьте и подтвердите заявку вручную с хешем транзакции.',
   chainsTitle: 'Наблюдатели блокчейнов',
   chainsHint:
     'Каждая сеть читается с вашей ноды или провайдера; перевод зачисляется, когда набрал подтверждения сети (его собственный блок — первое). Тревога: отставание больше 3 × подтверждения + 10 блоков, ошибки провайдера или 10 опросов без успеха.',
@@ -151,6 +155,9 @@ export const CONSOLE_SETUP_RU = {
   apiKeyNone: 'API-ключ (нет)',
   tokenContract: 'Контракт USDT / jetton master',
   pollSeconds: 'Интервал опроса, с',
+  rps: 'Запросов в секунду',
+  verifiedNetwork: 'Проверено: {network}',
+  notVerified: 'Сеть ещё не проверена',
   saveChain: 'Сохранить {chain}',
   devicesTitle: 'Телефоны держателей',
   devicesHint:

@@ -64,7 +64,9 @@ export function createDashboard(services: ConsoleServices, clock: Clock) {
         services.chains.health(),
       ]);
       const chain = crypto.transactions_needing_attention.filter(
-        (t) => ['unmatched', 'late', 'partial', 'dropped'].includes(t.outcome ?? '') || t.reorged_at !== null,
+        (t) =>
+          ['unmatched', 'late', 'partial', 'dropped', 'review'].includes(t.outcome ?? '') ||
+          t.reorged_at !== null,
       );
       const covered = new Set(devices.filter((d) => d.state === 'online').flatMap((d) => d.requisite_ids));
       const deadlines = appeals.map((a) => Date.parse(a.deadline_at));

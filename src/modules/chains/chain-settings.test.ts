@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../config.js';
 import { CHAINS } from './chain-catalog.js';
-import { effectiveSettings, redactUrl } from './chain-settings.js';
+import { effectiveSettings } from './chain-settings.js';
 
 const none = {
   url: null,
@@ -14,7 +14,7 @@ const none = {
   enabled: null,
 };
 
-describe('chain settings: the admin API over the environment over the defaults (issue 20)', () => {
+describe('chain settings: the admin API over the environment over the defaults (docs/decisions.md section 25)', () => {
   it('defaults: confirmations and poll seconds per chain, mainnet USDT contracts, disabled without a URL', () => {
     const expected: Record<string, [number, number]> = {
       ethereum: [12, 12],
@@ -77,13 +77,13 @@ describe('chain settings: the admin API over the environment over the defaults (
     );
   });
 
-  it('URLs shown to operators lose credentials, queries and key-like path parts', () => {
-    assert.equal(redactUrl('https://user:pass@node.example:8545/'), 'https://node.example:8545/');
-    assert.equal(
-      redactUrl('https://mainnet.infura.io/v3/0123456789abcdef0123456789abcdef'),
-      'https://mainnet.infura.io/v3/***',
-    );
-    assert.equal(redactUrl('https://api.example/rpc?apikey=secret'), 'https://api.example/rpc?***');
-    assert.equal(redactUrl(null), null);
+  it("the request budget: CHAIN_<CHAIN>_RPS, else the provider's free plan with or without a key", () => {
+    assert.equal(effectiveSettings(CHAINS.ton, null, {}).rps, 1);
+    assert.equal(effectiveSettings(CHAINS.ton, null, { apiKey: 'k' }).rps, 10);
+    assert.equal(effectiveSettings(CHAINS.tron, null, { apiKey: 'k' }).rps, 15);
+    assert.equal(effectiveSettings(CHAINS.ton, null, { apiKey: 'k', rps: 25 }).rps, 25);
+    assert.equal(effectiveSettings(CHAINS.ton, { ...none, rps: 3 }, { rps: 25 }).rps, 3);
+    assert.equal(effectiveSettings(CHAINS.tron, null, {}).chainId, 0x2b6653dc);
+    assert.equal(effectiveSettings(CHAINS.litecoin, null, {}).genesisHash, CHAINS.litecoin.genesisHash);
   });
 });

@@ -7,7 +7,7 @@ export interface BlockRef {
 }
 
 /**
- * A transfer to a watched address, as a source read it from its chain (issue 20 section 1).
+ * A transfer to a watched address, as a source read it from its chain (docs/decisions.md section 25).
  * `amount` is in the asset's integer units (wei, satoshi, nanoton, 10^-6 USDT): never a float.
  */
 export interface SeenTransfer {
@@ -43,9 +43,33 @@ export interface SourceSettings {
   apiKey: string | null;
   /** The USDT contract or jetton master to read (null: the chain has no token). */
   tokenContract: string | null;
-  /** EVM: the chain id eth_chainId must answer. */
+  /**
+   * The network the URL must serve (docs/decisions.md section 34): the chain id eth_chainId must
+   * answer (EVM, TRON), or TON's `global_id` (-239 mainnet, -3 testnet).
+   */
   chainId: number | null;
+  /** Bitcoin, Litecoin: the genesis block hash the node must have at height 0 (lower-case hex). */
+  genesisHash?: string | null;
+  /** The chain's request budget (requests per second), shared by every request of the source. */
+  budget?: RequestBudget;
+  /** Milliseconds a provider has to answer (default 10 s). */
+  timeoutMs?: number;
 }
+
+/** What a source learnt when it checked its network (`verifyNetwork`). */
+export interface NetworkFacts {
+  /** The network as the provider names it, for operators: "chain 1", "global_id -239", "genesis 0000…". */
+  network: string;
+  /** The token's decimals read from its contract (EVM, TRON) or jetton master (TON); null: none read. */
+  tokenDecimals: number | null;
+}
+
+/**
+ * Where a transfer is now (`locate`): its block on the best chain; `'unconfirmed'` when the provider
+ * knows it but it is in no block (a mempool transaction); null when the provider does not know it
+ * (replaced, dropped by a reorg, or never seen by this provider).
+ */
+export type Location = BlockRef | 'unconfirmed' | null;
 
 /**
  * What a watcher needs from a chain's API. Every method throws ChainSourceError on a provider
@@ -63,12 +87,22 @@ export interface ChainSource {
    */
   scan(from: number, to: number, watch: WatchList): Promise<SeenTransfer[]>;
   /**
-   * Re-checks a transfer before it is credited: the block that holds it now on the best chain, or
-   * null when it is in none (dropped by a reorg, or never mined).
+   * Re-checks a transfer before it is credited: the block that holds it now on the best chain,
+   * `'unconfirmed'` while it waits in the mempool, or null when the provider does not know it. A
+   * transfer the provider holds but that no longer pays what was seen (another contract, address or
+   * amount at its position) is a ChainSourceError: a node that lies is never believed.
    */
-  locate(transfer: SeenTransfer): Promise<BlockRef | null>;
+  locate(transfer: SeenTransfer): Promise<Location>;
+  /**
+   * Checks the URL serves the expected network (chain id, TON global_id or genesis hash) and that the
+   * token exists there with the chain's decimals (docs/decisions.md section 34). Throws
+   * ChainMismatchError naming the setting to fix, ChainSourceError when the provider fails.
+   */
+  verifyNetwork(): Promise<NetworkFacts>;
   /** The most blocks one `scan` call may cover (providers cap log ranges; Esplora pages by address). */
   readonly maxRange: number;
+  /** True when `scan` also returns mempool transfers: the loop asks every poll, not only on new blocks. */
+  readonly seesMempool?: boolean;
 }
 
 /** A provider failure, with what to tell the operator. `status` is the HTTP status when there was one. */
@@ -80,4 +114,32 @@ export class ChainSourceError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The URL serves another network than the one configured, or the token is not there as expected:
+ * `field` is the setting to fix (`chain_id`, `token_contract`, `genesis_hash` or `url`).
+ */
+export class ChainMismatchError extends ChainSourceError {
+  override name = 'ChainMismatchError';
+  constructor(
+    message: string,
+    readonly field: 'chain_id' | 'token_contract' | 'genesis_hash' | 'url',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * A chain's requests-per-second budget (docs/decisions.md section 34): every request of every
+ * source of the chain takes a slot first, so a loop never sends faster than the provider's plan
+ * allows (`CHAIN_<CHAIN>_RPS`); a 429 pauses the whole chain for its backoff.
+ */
+export interface RequestBudget {
+  /** The budget in requests per second. */
+  readonly rps: number;
+  /** Waits for the next free slot (slots are 1/rps seconds apart, in call order). */
+  take(): Promise<void>;
+  /** No slot is given before `ms` from now (a provider's 429 or Retry-After). */
+  pause(ms: number): void;
 }

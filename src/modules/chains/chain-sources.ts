@@ -1,33 +1,43 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { createBase58check } from '@scure/base';
 import type { EffectiveChainSettings } from './chain-settings.js';
-import type { SourceFactory } from './chains-service.js';
+import type { ChainSource, SourceSettings } from './chain-source.js';
 import { createEsploraSource } from './esplora-source.js';
 import { createEvmSource } from './evm-source.js';
+import { createRequestBudget } from './provider-http.js';
 import { createTonSource } from './ton-source.js';
 
 /**
- * The source of each chain family (issue 20): EVM JSON-RPC for Ethereum and BNB Smart Chain,
- * java-tron's JSON-RPC for TRON (the same log scanner with TRON's address form), toncenter v3 for
- * TON, Esplora for Bitcoin and Litecoin.
+ * The source of each chain family (docs/decisions.md sections 25 and 34): EVM JSON-RPC for Ethereum
+ * and BNB Smart Chain, java-tron's JSON-RPC for TRON (the same log scanner with TRON's address form),
+ * toncenter v3 for TON, Esplora for Bitcoin and Litecoin; each with a request budget of the chain's
+ * `rps` (the chains service keeps one source per chain while its settings stay the same). `tuning`
+ * shortens the provider timeout and the 429 backoff (tests).
  */
-export const chainSources: SourceFactory = (settings: EffectiveChainSettings) => {
-  const base = {
+export const chainSources = (
+  settings: EffectiveChainSettings,
+  tuning: { timeoutMs?: number; backoffMs?: number } = {},
+): ChainSource => {
+  const base: SourceSettings = {
     info: settings.info,
     url: settings.url ?? '',
     apiKey: settings.apiKey,
     tokenContract: settings.info.token ? settings.tokenContract : null,
     chainId: settings.chainId,
+    genesisHash: settings.genesisHash,
+    budget: createRequestBudget(settings.rps),
+    ...(tuning.timeoutMs !== undefined ? { timeoutMs: tuning.timeoutMs } : {}),
   };
+  const backoff = tuning.backoffMs !== undefined ? { backoffMs: tuning.backoffMs } : {};
   switch (settings.info.family) {
     case 'evm':
-      return createEvmSource(base);
+      return createEvmSource(base, backoff);
     case 'tron':
-      return createEvmSource(base, { codec: tronCodec, keyHeader: 'tron-pro-api-key' });
+      return createEvmSource(base, { codec: tronCodec, keyHeader: 'tron-pro-api-key', ...backoff });
     case 'esplora':
-      return createEsploraSource(base);
+      return createEsploraSource(base, backoff);
     case 'ton':
-      return createTonSource(base);
+      return createTonSource(base, backoff);
   }
 };
 

@@ -1,18 +1,28 @@
-import { formatUnits } from 'viem';
+import { formatUnits, parseUnits } from 'viem';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AwaitingTransfer, ObservedTransfer } from '../crypto/index.js';
 import type { ChainName } from './chain-catalog.js';
 import type { EffectiveChainSettings } from './chain-settings.js';
-import type { BlockRef, ChainSource, SeenTransfer } from './chain-source.js';
-import { chainRow, ensureChainRow, recordOutcome, rewindCursor, saveProgress } from './chains-repository.js';
+import type { BlockRef, ChainSource, Location, SeenTransfer } from './chain-source.js';
+import {
+  chainRow,
+  ensureChainRow,
+  recordOutcome,
+  rewindCursor,
+  saveHead,
+  saveProgress,
+} from './chains-repository.js';
 
 /** What a watcher needs of the crypto module (its public interface: crypto/index.ts). */
 export interface WatcherLedger {
   watchList(network: string): Promise<{ coin: string[]; token: string[] }>;
   observe(ex: Parameters<typeof saveProgress>[0], transfers: readonly ObservedTransfer[]): Promise<number>;
   awaiting(network: string): Promise<AwaitingTransfer[]>;
-  recount(id: number, confirmations: number, block?: BlockRef): Promise<void>;
+  /** Writes the confirmations; `block` moves it (null: back in the mempool) and clears a vanishing. */
+  recount(id: number, confirmations: number, block?: BlockRef | null): Promise<void>;
+  /** The provider no longer knows it: vanished since `since` (kept if set), not asked before `next`. */
+  vanish(id: number, since: Date, next: Date): Promise<void>;
   drop(id: number): Promise<void>;
   settle(id: number, confirmations: number): Promise<{ outcome: string; order_id: string | null } | null>;
   creditedAbove(network: string, height: number): Promise<AwaitingTransfer[]>;
@@ -39,35 +49,45 @@ export interface LoopResult {
 /** How many blocks a reorg is searched back for before the scan restarts below it. */
 const REORG_SEARCH = 64;
 const RECENT_KEPT = 20;
+/** The longest pause between two checks of a vanished transfer. */
+const VANISHED_MAX_GAP_MS = 10 * 60_000;
 
-/**
- * One watcher loop for a chain (issue 20 section 1): checks the cursor's block is still on the best
- * chain (else walks back to the fork and re-checks credits above it), scans the blocks after the
- * cursor up to the head (at most `source.maxRange`), records what it saw with the new cursor in one
- * transaction, then counts confirmations of awaiting transfers (the payment's block counts as 1)
- * and credits those that reached the chain's number after re-checking their inclusion. A transfer a
- * reorg removed before its credit is dropped; after its credit, an alert (never a reversal).
- * Throws the source's ChainSourceError; the caller records it.
- */
-export async function runWatcherLoop(deps: {
+/** What a loop needs (see runWatcherLoop). */
+export interface WatcherDeps {
   database: Database;
   clock: Clock;
   settings: EffectiveChainSettings;
   source: ChainSource;
   ledger: WatcherLedger;
   events?: WatcherEvents;
-}): Promise<LoopResult> {
-  const { database, clock, settings, source, ledger } = deps;
+  /** CHAIN_DROP_AFTER_SECONDS in ms: how long a vanished transfer is re-checked before it is dropped. */
+  dropAfterMs?: number;
+}
+
+/**
+ * One watcher loop for a chain (docs/decisions.md sections 25 and 34): checks the cursor's block is
+ * still on the best chain (else walks back and re-checks credits above it), scans the blocks after
+ * the cursor up to the head (at most `source.maxRange`; a source that sees the mempool is scanned
+ * every loop, new blocks or not), records what it saw with the new cursor in one transaction, then
+ * counts confirmations of awaiting transfers (the payment's block counts as 1) and credits those
+ * that reached the chain's number after locating them again. A transfer the provider no longer knows
+ * is re-checked with growing pauses and dropped after `dropAfterMs`; after its credit, a reorg is an
+ * alert (never a reversal). Throws the source's ChainSourceError; the caller records it.
+ */
+export async function runWatcherLoop(deps: WatcherDeps): Promise<LoopResult> {
+  const { database, clock, settings, source } = deps;
   const db = database.db;
   const chain = settings.info.chain;
-  const network = settings.info.network;
   const events = deps.events ?? {};
   const head = await source.head();
   await ensureChainRow(db, chain);
+  // Kept first: when the scan below fails, GET /admin/chains still shows how far behind it is.
+  await saveHead(db, chain, head);
   const row = await chainRow(db, chain);
   // Never configured through the API: start at the head minus the confirmations, as a PUT would.
   let cursorHeight = row?.cursorHeight ?? Math.max(-1, head.height - settings.confirmations - 1);
   const cursorHash = row?.cursorHash ?? null;
+  let reorgedAbove: number | null = null;
 
   if (cursorHash) {
     const now = cursorHeight <= head.height ? await source.blockHash(cursorHeight) : null;
@@ -77,66 +97,13 @@ export async function runWatcherLoop(deps: {
       cursorHeight = Math.max(-1, Math.min(cursorHeight, head.height) - REORG_SEARCH);
       await rewindCursor(db, chain, cursorHeight);
       await checkCreditedAbove(deps, cursorHeight);
+      reorgedAbove = cursorHeight;
     }
   }
 
-  let scanned: LoopResult['scanned'] = null;
-  let seen = 0;
-  const from = cursorHeight + 1;
-  const to = Math.min(head.height, from + source.maxRange - 1);
-  if (from <= to) {
-    const watch = await ledger.watchList(network);
-    const found = watch.coin.length + watch.token.length > 0 ? await source.scan(from, to, watch) : [];
-    const observed = found.filter((t) => t.amount > 0n).map((t) => toObserved(settings, t));
-    const cursor = to === head.height ? head : { height: to, hash: (await source.blockHash(to)) ?? '' };
-    const recent = observed.length > 0 ? mergeRecent(row?.recent ?? [], observed, clock.now()) : undefined;
-    await db.transaction(async (tx) => {
-      seen = await ledger.observe(tx, observed);
-      await saveProgress(tx, chain, { cursor, head, recent }, new Date(clock.now()));
-    });
-    scanned = { from, to };
-  }
+  const { scanned, seen, to } = await scanNew(deps, row?.recent ?? [], head, cursorHeight);
   events.onLag?.(chain, Math.max(0, head.height - Math.max(to, cursorHeight)));
-
-  let settled = 0;
-  let dropped = 0;
-  const failures: string[] = [];
-  for (const t of await ledger.awaiting(network)) {
-    if (t.blockHeight === null) {
-      // Not in a block when seen (mempool): look again, it may have been mined since.
-      const block = await source.locate(transferOf(t));
-      if (block) await ledger.recount(t.id, head.height - block.height + 1, block);
-      continue;
-    }
-    const confirmations = Math.max(0, head.height - t.blockHeight + 1);
-    if (confirmations < settings.confirmations) {
-      await ledger.recount(t.id, confirmations);
-      continue;
-    }
-    // Inclusion re-checked just before the credit: the block may have been replaced.
-    const block = await source.locate(transferOf(t));
-    if (!block) {
-      await ledger.drop(t.id);
-      dropped += 1;
-      events.onTransfer?.(chain, 'dropped');
-      continue;
-    }
-    if (block.hash !== t.blockHash || block.height !== t.blockHeight) {
-      await ledger.recount(t.id, head.height - block.height + 1, block);
-      continue;
-    }
-    try {
-      const result = await ledger.settle(t.id, confirmations);
-      if (result) {
-        settled += 1;
-        events.onTransfer?.(chain, result.outcome);
-      }
-    } catch (err) {
-      // One transfer that cannot be credited now (no exchange rate for a RUB-settled merchant) stays
-      // awaiting and is tried again; the others go on.
-      failures.push(`${t.txHash}:${t.position}: ${(err as Error).message}`);
-    }
-  }
+  const { settled, dropped, failures } = await settleAwaiting(deps, head, reorgedAbove);
   const at = new Date(clock.now());
   if (failures.length > 0) {
     const message = `credit failed, retried next loop: ${failures.join('; ')}`;
@@ -146,11 +113,105 @@ export async function runWatcherLoop(deps: {
   return { scanned, seen, settled, dropped, head };
 }
 
-async function checkCreditedAbove(deps: Parameters<typeof runWatcherLoop>[0], height: number): Promise<void> {
+/** Scans after the cursor (and the mempool) and records what it saw with the new cursor. */
+async function scanNew(
+  deps: WatcherDeps,
+  recentBefore: Array<Record<string, unknown>>,
+  head: BlockRef,
+  cursorHeight: number,
+) {
+  const { database, clock, settings, source, ledger } = deps;
+  const from = cursorHeight + 1;
+  const to = Math.min(head.height, from + source.maxRange - 1);
+  if (from > to && !source.seesMempool) return { scanned: null, seen: 0, to };
+  const watch = await ledger.watchList(settings.info.network);
+  const found =
+    watch.coin.length + watch.token.length > 0 ? await source.scan(from, Math.max(to, from - 1), watch) : [];
+  const observed = found.filter((t) => t.amount > 0n).map((t) => toObserved(settings, t));
+  const cursor =
+    from > to ? null : to === head.height ? head : { height: to, hash: (await source.blockHash(to)) ?? '' };
+  const recent = observed.length > 0 ? mergeRecent(recentBefore, observed, clock.now()) : undefined;
+  let seen = 0;
+  await database.db.transaction(async (tx) => {
+    seen = await ledger.observe(tx, observed);
+    await saveProgress(tx, settings.info.chain, { cursor, head, recent }, new Date(clock.now()));
+  });
+  return { scanned: from <= to ? { from, to } : null, seen, to };
+}
+
+/** Counts, re-checks and credits the awaiting transfers of the chain (see runWatcherLoop). */
+async function settleAwaiting(deps: WatcherDeps, head: BlockRef, reorgedAbove: number | null) {
+  const { clock, settings, source, ledger } = deps;
+  const chain = settings.info.chain;
+  let settled = 0;
+  let dropped = 0;
+  const failures: string[] = [];
+  const vanished = async (t: AwaitingTransfer) => {
+    if (await vanish(deps, t)) {
+      dropped += 1;
+      deps.events?.onTransfer?.(chain, 'dropped');
+    }
+  };
+  for (const t of await ledger.awaiting(settings.info.network)) {
+    if (t.nextCheckAt && t.nextCheckAt.getTime() > clock.now()) continue;
+    const confirmations = t.blockHeight === null ? 0 : Math.max(0, head.height - t.blockHeight + 1);
+    // Short of its confirmations it is only counted, unless a reorg just replaced its block.
+    const replaced = reorgedAbove !== null && t.blockHeight !== null && t.blockHeight > reorgedAbove;
+    if (t.blockHeight !== null && confirmations < settings.confirmations && !t.vanishedAt && !replaced) {
+      await ledger.recount(t.id, confirmations);
+      continue;
+    }
+    // Located again: a mempool transfer may be mined by now; one due for its credit may be gone.
+    const where: Location = await source.locate(transferOf(settings, t));
+    if (where === null) {
+      await vanished(t);
+      continue;
+    }
+    if (where === 'unconfirmed') {
+      if (t.blockHeight !== null || t.vanishedAt) await ledger.recount(t.id, 0, null);
+      continue;
+    }
+    if (where.hash !== t.blockHash || where.height !== t.blockHeight || t.vanishedAt) {
+      await ledger.recount(t.id, Math.max(0, head.height - where.height + 1), where);
+      continue;
+    }
+    if (confirmations < settings.confirmations) continue;
+    try {
+      const result = await ledger.settle(t.id, confirmations);
+      if (result) {
+        settled += 1;
+        deps.events?.onTransfer?.(chain, result.outcome);
+      }
+    } catch (err) {
+      // One transfer that cannot be credited now (no exchange rate for a RUB-settled merchant) stays
+      // awaiting and is tried again; the others go on.
+      failures.push(`${t.txHash}:${t.position}: ${(err as Error).message}`);
+    }
+  }
+  return { settled, dropped, failures };
+}
+
+/**
+ * A transfer the provider no longer knows: re-checked after a pause as long as it has been gone
+ * (at least one poll, at most 10 minutes), dropped once gone for `dropAfterMs`. True when dropped.
+ */
+async function vanish(deps: WatcherDeps, t: AwaitingTransfer): Promise<boolean> {
+  const now = deps.clock.now();
+  const since = t.vanishedAt?.getTime() ?? now;
+  if (now - since >= (deps.dropAfterMs ?? 3600_000)) {
+    await deps.ledger.drop(t.id);
+    return true;
+  }
+  const gap = Math.min(Math.max(now - since, deps.settings.pollSeconds * 1000), VANISHED_MAX_GAP_MS);
+  await deps.ledger.vanish(t.id, new Date(since), new Date(now + gap));
+  return false;
+}
+
+async function checkCreditedAbove(deps: WatcherDeps, height: number): Promise<void> {
   const { ledger, source, settings } = deps;
   for (const t of await ledger.creditedAbove(settings.info.network, height)) {
-    const block = await source.locate(transferOf(t));
-    if (block) continue;
+    const where = await source.locate(transferOf(settings, t));
+    if (where !== null && where !== 'unconfirmed') continue;
     const orderId = await ledger.flagReorgedAfterCredit(t.id);
     deps.events?.onAlert?.(settings.info.chain, 'reorged_after_credit', {
       tx_hash: t.txHash,
@@ -160,18 +221,29 @@ async function checkCreditedAbove(deps: Parameters<typeof runWatcherLoop>[0], he
   }
 }
 
-function transferOf(t: AwaitingTransfer): SeenTransfer {
+/** A recorded transfer as the source re-checks it: the amount back in integer units (exact). */
+function transferOf(settings: EffectiveChainSettings, t: AwaitingTransfer): SeenTransfer {
+  const asset = t.asset === 'token' ? settings.info.token : settings.info.coin;
+  let amount = 0n;
+  try {
+    if (asset) amount = parseUnits(t.amount, asset.decimals);
+  } catch {
+    // An amount that does not parse in the asset's decimals is not checked against (0n: any).
+  }
   return {
     asset: t.asset ?? 'coin',
     address: t.address,
     txHash: t.txHash,
     position: t.position,
-    amount: 0n,
+    amount,
     block: t.blockHeight !== null && t.blockHash ? { height: t.blockHeight, hash: t.blockHash } : null,
   };
 }
 
-/** Integer units to coin units with the asset's decimals (exact: viem's formatUnits, no float). */
+/**
+ * Integer units to coin units with the asset's decimals (exact: viem's formatUnits, no float; 2^256-1
+ * units stay all 78 digits, never 1.07e+73).
+ */
 function toObserved(settings: EffectiveChainSettings, t: SeenTransfer): ObservedTransfer {
   const asset = t.asset === 'token' ? settings.info.token : settings.info.coin;
   if (!asset) throw new Error(`${settings.info.chain} has no ${t.asset}`);

@@ -9,7 +9,15 @@ export type ChainWatcherRow = typeof chainWatchers.$inferSelect;
 export type ChainSettingsPatch = Partial<
   Pick<
     ChainWatcherRow,
-    'url' | 'apiKeySealed' | 'confirmations' | 'tokenContract' | 'pollSeconds' | 'chainId' | 'enabled'
+    | 'url'
+    | 'apiKeySealed'
+    | 'confirmations'
+    | 'tokenContract'
+    | 'pollSeconds'
+    | 'chainId'
+    | 'genesisHash'
+    | 'rps'
+    | 'enabled'
   >
 >;
 
@@ -43,19 +51,19 @@ export async function saveChainSettings(
 
 /**
  * The watcher's progress, written in the same transaction as the transfers it saw: the cursor (the
- * last block scanned, with its hash), the head and the latest transfers for the console.
+ * last block scanned, with its hash; null: a mempool-only scan, the cursor stays), the head and the
+ * latest transfers for the console.
  */
 export async function saveProgress(
   ex: Executor,
   chain: string,
-  progress: { cursor: BlockRef; head: BlockRef; recent?: Array<Record<string, unknown>> | undefined },
+  progress: { cursor: BlockRef | null; head: BlockRef; recent?: Array<Record<string, unknown>> | undefined },
   now: Date,
 ): Promise<void> {
   await ex
     .update(chainWatchers)
     .set({
-      cursorHeight: progress.cursor.height,
-      cursorHash: progress.cursor.hash,
+      ...(progress.cursor ? { cursorHeight: progress.cursor.height, cursorHash: progress.cursor.hash } : {}),
       headHeight: progress.head.height,
       headHash: progress.head.hash,
       ...(progress.recent ? { recent: progress.recent } : {}),
@@ -99,4 +107,30 @@ export async function ensureChainRow(ex: Executor, chain: string): Promise<void>
     .values({ chain })
     .onConflictDoNothing({ target: chainWatchers.chain })
     .returning({ chain: sql`chain` });
+}
+
+/** The network check's result (docs/decisions.md section 34), for the settings digest `verifiedFor`. */
+export async function saveVerification(
+  ex: Executor,
+  chain: string,
+  facts: { network: string; tokenDecimals: number | null; verifiedFor: string },
+  now: Date,
+): Promise<void> {
+  await ex
+    .update(chainWatchers)
+    .set({
+      network: facts.network,
+      tokenDecimals: facts.tokenDecimals,
+      verifiedFor: facts.verifiedFor,
+      verifiedAt: now,
+    })
+    .where(eq(chainWatchers.chain, chain));
+}
+
+/** The head the provider answered, kept before the scan so that a failing loop still shows its lag. */
+export async function saveHead(ex: Executor, chain: string, head: BlockRef): Promise<void> {
+  await ex
+    .update(chainWatchers)
+    .set({ headHeight: head.height, headHash: head.hash })
+    .where(eq(chainWatchers.chain, chain));
 }

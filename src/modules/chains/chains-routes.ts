@@ -11,7 +11,7 @@ const ChainParam = Type.Object({
   ),
 });
 
-/** Admin: the built-in chain watchers (issue 20 section 1). */
+/** Admin: the built-in chain watchers (docs/decisions.md sections 25 and 34). */
 export function chainsAdminRoutes(app: App, deps: { chains: ChainsService }) {
   app.get(
     '/admin/chains',
@@ -47,7 +47,35 @@ export function chainsAdminRoutes(app: App, deps: { chains: ChainsService }) {
             token_contract: Type.Optional(Nullable(Type.String({ minLength: 20, maxLength: 100 }))),
             poll_seconds: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 3600 }))),
             start_height: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e12 })),
-            chain_id: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 1e15 }))),
+            chain_id: Type.Optional(
+              Nullable(
+                Type.Integer({
+                  minimum: -2_147_483_648,
+                  maximum: 1e15,
+                  description:
+                    'The network the URL must serve: eth_chainId on Ethereum, BSC and TRON (e.g. 11155111 for Sepolia, 3448148188 for TRON Nile), global_id on TON (-3 for the testnet); null: the mainnet',
+                }),
+              ),
+            ),
+            genesis_hash: Type.Optional(
+              Nullable(
+                Type.String({
+                  pattern: '^[0-9a-fA-F]{64}$',
+                  description:
+                    'Bitcoin, Litecoin: the genesis block hash of a test network; null: the mainnet',
+                }),
+              ),
+            ),
+            rps: Type.Optional(
+              Nullable(
+                Type.Integer({
+                  minimum: 1,
+                  maximum: 1000,
+                  description:
+                    "Requests per second to the provider; null: CHAIN_<CHAIN>_RPS or the provider's free plan",
+                }),
+              ),
+            ),
             enabled: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },

@@ -3,11 +3,13 @@ import type { Database } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
+import { redactText, redactUrl } from '../../lib/redact.js';
 import type { SecretBox } from '../../lib/secrets.js';
 import { writeAudit } from '../audit/index.js';
 import { CHAIN_NAMES, type ChainName, chainInfo } from './chain-catalog.js';
-import { type EffectiveChainSettings, effectiveSettings, redactUrl } from './chain-settings.js';
-import type { ChainSource } from './chain-source.js';
+import { type EffectiveChainSettings, effectiveSettings } from './chain-settings.js';
+import { ChainMismatchError, type ChainSource, ChainSourceError, type NetworkFacts } from './chain-source.js';
+import { chainView, emptyRow, lagLimit, sourceKey, verificationKey } from './chain-view.js';
 import { runWatcherLoop, type WatcherEvents, type WatcherLedger } from './chain-watcher.js';
 import {
   type ChainWatcherRow,
@@ -15,7 +17,10 @@ import {
   chainRows,
   recordOutcome,
   saveChainSettings,
+  saveVerification,
 } from './chains-repository.js';
+
+export { lagLimit };
 
 /** `PUT /admin/chains/{chain}` body: omitted fields keep their values; null clears one. */
 export interface ChainSettingsInput {
@@ -26,16 +31,16 @@ export interface ChainSettingsInput {
   poll_seconds?: number | null | undefined;
   start_height?: number | undefined;
   chain_id?: number | null | undefined;
+  genesis_hash?: string | null | undefined;
+  rps?: number | null | undefined;
   enabled?: boolean | undefined;
 }
 
 /** Builds the source of a chain from its settings in force (chain-sources.ts). */
-export type SourceFactory = (
-  settings: EffectiveChainSettings,
-) => ChainSource & { chainId?(): Promise<number> };
+export type SourceFactory = (settings: EffectiveChainSettings) => ChainSource;
 
 /**
- * The built-in chain watchers (issue 20): operators' settings (admin API, CLI, console, environment),
+ * The built-in chain watchers (docs/decisions.md sections 25 and 34): operators' settings (admin API, CLI, console, environment),
  * the view `GET /admin/chains` answers, and the scheduler that runs each enabled chain's loop at its
  * poll interval, one process at a time per chain (a PostgreSQL advisory lock).
  */
@@ -47,6 +52,8 @@ export function createChainsService(deps: {
   ledger: WatcherLedger;
   sources: SourceFactory;
   events?: WatcherEvents;
+  /** CHAIN_DROP_AFTER_SECONDS (default 3600). */
+  dropAfterSeconds?: number;
 }) {
   const { database, clock, secretBox } = deps;
   const db = database.db;
@@ -64,6 +71,8 @@ export function createChainsService(deps: {
             tokenContract: row.tokenContract,
             pollSeconds: row.pollSeconds,
             chainId: row.chainId,
+            genesisHash: row.genesisHash,
+            rps: row.rps,
             enabled: row.enabled,
           }
         : null,
@@ -71,31 +80,8 @@ export function createChainsService(deps: {
     );
   }
 
-  function view(chain: ChainName, row: ChainWatcherRow | undefined) {
-    const s = settingsOf(chain, row);
-    const head = row?.headHeight != null ? { height: row.headHeight, hash: row.headHash } : null;
-    const cursor = row?.cursorHeight != null ? { height: row.cursorHeight, hash: row.cursorHash } : null;
-    return {
-      chain,
-      network: s.info.network,
-      enabled: s.enabled,
-      url: redactUrl(s.url),
-      api_key_set: s.apiKey !== null,
-      head,
-      cursor,
-      lag_blocks: head && cursor ? Math.max(0, head.height - cursor.height) : null,
-      poll_seconds: s.pollSeconds,
-      confirmations: s.confirmations,
-      token_contract: s.info.token ? s.tokenContract : null,
-      chain_id: s.chainId,
-      last_error:
-        row?.lastErrorAt && row.lastError
-          ? { at: row.lastErrorAt.toISOString(), message: row.lastError }
-          : null,
-      last_success_at: row?.lastSuccessAt?.toISOString() ?? null,
-      recent_transfers: row?.recent ?? [],
-    };
-  }
+  const view = (chain: ChainName, row: ChainWatcherRow | undefined) =>
+    chainView(chain, settingsOf(chain, row), row);
 
   function chainOf(name: string): ChainName {
     if (!chainInfo(name)) throw new AppError('NOT_FOUND');
@@ -104,6 +90,45 @@ export function createChainsService(deps: {
 
   const lastRun = new Map<ChainName, number>();
   const running = new Set<ChainName>();
+  /** One source per chain while its settings stay the same: its request budget and caches live on. */
+  const sources = new Map<ChainName, { key: string; source: ChainSource; facts?: NetworkFacts }>();
+
+  function sourceOf(chain: ChainName, settings: EffectiveChainSettings) {
+    const key = sourceKey(settings);
+    let entry = sources.get(chain);
+    if (entry?.key !== key) {
+      entry = { key, source: deps.sources(settings) };
+      sources.set(chain, entry);
+    }
+    return entry;
+  }
+
+  /** Errors as operators see them: every URL redacted, the key and URL credentials never shown. */
+  function shown(settings: EffectiveChainSettings, message: string): string {
+    let password: string | null = null;
+    try {
+      password = settings.url ? decodeURIComponent(new URL(settings.url).password) || null : null;
+    } catch {
+      password = null;
+    }
+    return redactText(message, [settings.apiKey, password]);
+  }
+
+  /** The network check, once per source (docs/decisions.md section 34); its result is kept on the row. */
+  async function verified(chain: ChainName, settings: EffectiveChainSettings) {
+    const entry = sourceOf(chain, settings);
+    if (!entry.facts) {
+      const facts = await entry.source.verifyNetwork();
+      await saveVerification(
+        db,
+        chain,
+        { ...facts, verifiedFor: verificationKey(settings) },
+        new Date(clock.now()),
+      );
+      entry.facts = facts;
+    }
+    return entry.source;
+  }
 
   async function runChain(chain: ChainName): Promise<void> {
     const settings = settingsOf(chain, await chainRow(db, chain));
@@ -114,18 +139,44 @@ export function createChainsService(deps: {
           database,
           clock,
           settings,
-          source: deps.sources(settings),
+          source: await verified(chain, settings),
           ledger: deps.ledger,
+          dropAfterMs: (deps.dropAfterSeconds ?? 3600) * 1000,
           ...(deps.events ? { events: deps.events } : {}),
         });
       } catch (err) {
-        const message = (err as Error).message;
+        const message = shown(settings, (err as Error).message);
         await recordOutcome(db, chain, { ok: false, message }, new Date(clock.now())).catch(() => undefined);
         deps.events?.onError?.(chain, message);
-        throw err;
+        throw err instanceof ChainSourceError
+          ? new ChainSourceError(message, err.status)
+          : new Error(message);
       }
     });
     if (outcome.skipped) return;
+  }
+
+  /**
+   * A fresh source for `settings` and its network check, the errors turned into VALIDATION_ERROR
+   * naming the setting to fix (with every URL redacted). The source is kept for the loop.
+   */
+  async function checkSource(chain: ChainName, settings: EffectiveChainSettings) {
+    let source: ChainSource;
+    try {
+      source = deps.sources(settings);
+    } catch (err) {
+      throw invalidField('url', shown(settings, (err as Error).message));
+    }
+    let facts: NetworkFacts;
+    try {
+      facts = await source.verifyNetwork();
+    } catch (err) {
+      const message = shown(settings, (err as Error).message);
+      if (err instanceof ChainMismatchError) throw invalidField(err.field, message);
+      throw invalidField('url', `the provider did not answer the network check: ${message}`);
+    }
+    sources.set(chain, { key: sourceKey(settings), source, facts });
+    return { source, facts };
   }
 
   return {
@@ -142,12 +193,14 @@ export function createChainsService(deps: {
     },
 
     /**
-     * `PUT /admin/chains/{chain}`: merges the settings (issue 20: omitted fields keep their values).
-     * When the watcher will run, the node is asked first (outside any transaction): its head for the
-     * default start (head minus confirmations), and on EVM chains `eth_chainId`, refused with
-     * VALIDATION_ERROR naming `chain_id` on a mismatch; a node that does not answer is refused naming
-     * `url`. The cursor is set on first configuration or when `start_height` is given. Audited
-     * without the API key.
+     * `PUT /admin/chains/{chain}`: merges the settings (docs/decisions.md section 25: omitted fields
+     * keep their values). When the watcher will run, the URL is checked first (outside any
+     * transaction, section 34): it must serve the expected network (chain id, TON global_id or
+     * genesis hash: VALIDATION_ERROR naming `chain_id` or `genesis_hash` with the network found) and
+     * hold the token with the chain's decimals (naming `token_contract`); a provider that does not
+     * answer is refused naming `url`. Its head gives the default start (head minus confirmations).
+     * The cursor is set on first configuration or when `start_height` is given. Audited with the URL
+     * redacted and without the API key.
      */
     async configure(name: string, input: ChainSettingsInput, actor: AdminActor) {
       const chain = chainOf(name);
@@ -155,8 +208,13 @@ export function createChainsService(deps: {
       if (!info) throw new AppError('NOT_FOUND');
       if (input.token_contract && !info.token)
         throw invalidField('token_contract', `${chain} watches only its coin`);
-      if (input.chain_id != null && info.family !== 'evm')
-        throw invalidField('chain_id', 'applies to EVM chains (ethereum, bsc) only');
+      if (input.chain_id != null && info.family === 'esplora')
+        throw invalidField(
+          'chain_id',
+          'applies to EVM chains, TRON and TON; Bitcoin and Litecoin take genesis_hash',
+        );
+      if (input.genesis_hash != null && info.family !== 'esplora')
+        throw invalidField('genesis_hash', 'applies to Bitcoin and Litecoin only');
       const before = await chainRow(db, chain);
       const patch = {
         ...(input.url !== undefined ? { url: input.url } : {}),
@@ -167,46 +225,41 @@ export function createChainsService(deps: {
         ...(input.token_contract !== undefined ? { tokenContract: input.token_contract } : {}),
         ...(input.poll_seconds !== undefined ? { pollSeconds: input.poll_seconds } : {}),
         ...(input.chain_id !== undefined ? { chainId: input.chain_id } : {}),
+        ...(input.genesis_hash !== undefined
+          ? { genesisHash: input.genesis_hash?.toLowerCase() ?? null }
+          : {}),
+        ...(input.rps !== undefined ? { rps: input.rps } : {}),
         ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       };
       const merged = settingsOf(chain, { ...(before ?? emptyRow(chain)), ...patch } as ChainWatcherRow);
       let cursor: { height: number } | null = null;
+      let facts: NetworkFacts | null = null;
       if (merged.enabled && merged.url) {
-        let source: ReturnType<SourceFactory>;
-        try {
-          source = deps.sources(merged);
-        } catch (err) {
-          throw invalidField('url', (err as Error).message);
-        }
-        if (source.chainId && merged.chainId !== null) {
-          const answered = await source.chainId().catch((err: Error) => {
-            throw invalidField('url', `the node did not answer eth_chainId: ${err.message}`);
-          });
-          if (answered !== merged.chainId)
-            throw invalidField(
-              'chain_id',
-              `the node serves chain ${answered}, not ${merged.chainId}${input.chain_id == null ? ` (${chain}); give chain_id for a test network` : ''}`,
-            );
-        }
+        const checked = await checkSource(chain, merged);
+        facts = checked.facts;
         if (input.start_height !== undefined) cursor = { height: input.start_height - 1 };
         else if (before?.cursorHeight == null) {
-          const head = await source.head().catch((err: Error) => {
-            throw invalidField('url', `the node did not answer: ${err.message}`);
+          const head = await checked.source.head().catch((err: Error) => {
+            throw invalidField('url', `the provider did not answer: ${shown(merged, err.message)}`);
           });
           cursor = { height: Math.max(-1, head.height - merged.confirmations - 1) };
         }
       } else if (input.start_height !== undefined) cursor = { height: input.start_height - 1 };
       await db.transaction(async (tx) => {
-        await saveChainSettings(tx, chain, patch, cursor, new Date(clock.now()));
-        const { apiKeySealed: _hidden, ...shown } = patch;
+        const now = new Date(clock.now());
+        await saveChainSettings(tx, chain, patch, cursor, now);
+        if (facts) await saveVerification(tx, chain, { ...facts, verifiedFor: verificationKey(merged) }, now);
+        const { apiKeySealed: _hidden, ...rest } = patch;
         await writeAudit(tx, actor, {
           action: 'chain.configure',
           targetType: 'chain',
           targetId: chain,
           after: {
-            ...shown,
+            ...rest,
+            ...(patch.url !== undefined ? { url: redactUrl(patch.url) } : {}),
             ...(input.api_key !== undefined ? { api_key: input.api_key === null ? null : 'set' } : {}),
             ...(cursor ? { start_height: cursor.height + 1 } : {}),
+            ...(facts ? { network: facts.network, token_decimals: facts.tokenDecimals } : {}),
           },
         });
       });
@@ -235,9 +288,9 @@ export function createChainsService(deps: {
     },
 
     /**
-     * Per enabled chain, 1 when operators should look (issue 20 "an alert when a watcher lags more
-     * than its limit or its provider fails"): lag above `lagLimit` blocks, the last error newer than
-     * the last success, or no success for 10 poll intervals; else 0. Also the lag in blocks.
+     * Per enabled chain, 1 when operators should look (docs/decisions.md section 25, "Alert"): lag
+     * above `lagLimit` blocks, the last error newer than the last success, or no success for 10 poll
+     * intervals; else 0. Also the lag in blocks.
      */
     async health(): Promise<{ alert: Record<string, number>; lag: Record<string, number> }> {
       const rows = new Map((await chainRows(db)).map((r) => [r.chain, r]));
@@ -260,33 +313,6 @@ export function createChainsService(deps: {
 
     /** One loop of one chain now (tests, `npm run admin -- chains run <chain>`). */
     runOnce: (name: string) => runChain(chainOf(name)),
-  };
-}
-
-/** Blocks a watcher may lag before the alert: three times its confirmations plus ten. */
-export function lagLimit(s: EffectiveChainSettings): number {
-  return 3 * s.confirmations + 10;
-}
-
-function emptyRow(chain: string): ChainWatcherRow {
-  return {
-    chain,
-    url: null,
-    apiKeySealed: null,
-    confirmations: null,
-    tokenContract: null,
-    pollSeconds: null,
-    chainId: null,
-    enabled: null,
-    cursorHeight: null,
-    cursorHash: null,
-    headHeight: null,
-    headHash: null,
-    lastError: null,
-    lastErrorAt: null,
-    lastSuccessAt: null,
-    recent: null,
-    updatedAt: new Date(0),
   };
 }
 

@@ -1,7 +1,10 @@
+import { networkName } from './chain-catalog.js';
 import {
   type BlockRef,
+  ChainMismatchError,
   type ChainSource,
   ChainSourceError,
+  type Location,
   type SeenTransfer,
   type SourceSettings,
   type WatchList,
@@ -34,7 +37,7 @@ interface EsploraTx {
 const HASH = /^[0-9a-f]{64}$/;
 
 /**
- * A chain source over Esplora's REST API (issue 20) for Bitcoin and Litecoin. `settings.url` is the
+ * A chain source over Esplora's REST API (docs/decisions.md sections 25 and 34) for Bitcoin and Litecoin. `settings.url` is the
  * API base (`https://blockstream.info/api`, `https://mempool.space/api`,
  * `https://litecoinspace.org/api`, `http://127.0.0.1:3002`); paths are appended to it. When
  * `settings.apiKey` is set it is sent as `Authorization: Bearer <key>` (Blockstream's Enterprise API
@@ -47,8 +50,12 @@ const HASH = /^[0-9a-f]{64}$/;
  *   transactions and those above `to` are returned too; confirmed ones below `from` are not.
  * - `head()`: `/blocks/tip/height`, then `/block-height/:h` for a hash of that same height.
  * - `blockHash(h)`: `/block-height/:h`, null on 404 (above the tip).
- * - `locate(t)`: `/tx/:txid/status`: its block when confirmed; null when unconfirmed or unknown
- *   (electrs answers `{"confirmed":false}` for an unknown txid, other backends 404).
+ * - `locate(t)`: `/tx/:txid`: its block when confirmed, `'unconfirmed'` while in the mempool, null
+ *   on 404 (replaced or dropped: electrs answers 404 "Transaction not found" for a txid it does not
+ *   hold; `/tx/:txid/status` would answer `{"confirmed":false}` for both). The output at the
+ *   transfer's position must still pay its address the amount seen, else a ChainSourceError.
+ * - `verifyNetwork()`: `/block-height/0` must be the chain's genesis hash (or `genesis_hash`).
+ * - `seesMempool`: scans run every poll, so a mempool payment is seen within one poll.
  *
  * Every request has a 10 s timeout. Throws ChainSourceError (with `status` for HTTP answers) on a
  * non-2xx answer (429: rate limited), an unreachable provider, a malformed body, or an address with
@@ -56,7 +63,7 @@ const HASH = /^[0-9a-f]{64}$/;
  */
 export function createEsploraSource(
   settings: SourceSettings,
-  opts: { fetch?: typeof fetch } = {},
+  opts: { fetch?: typeof fetch; backoffMs?: number } = {},
 ): ChainSource {
   const headers: Record<string, string> = { accept: 'application/json, text/plain' };
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
@@ -66,6 +73,9 @@ export function createEsploraSource(
     expect: 'the Esplora API base, e.g. https://blockstream.info/api',
     on400: 'an address of another network, or a URL that is not an Esplora API',
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(settings.budget ? { budget: settings.budget } : {}),
+    ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
   });
 
   async function blockHashAt(height: number): Promise<string | null> {
@@ -146,8 +156,40 @@ export function createEsploraSource(
       );
   }
 
+  /** Where a transfer is now, checking its output still pays what was seen (see above). */
+  async function locate(t: SeenTransfer): Promise<Location> {
+    const path = `/tx/${encodeURIComponent(t.txHash)}`;
+    const body = await getJson(path, true);
+    if (body === null) return null;
+    const [tx] = txList(path, [body], malformed);
+    const out = tx?.vout[t.position];
+    if (
+      !tx ||
+      tx.txid !== t.txHash ||
+      out?.scriptpubkey_address !== t.address ||
+      (t.amount > 0n && BigInt(out.value) !== t.amount)
+    )
+      throw new ChainSourceError(
+        `${t.txHash}:${t.position} no longer pays ${t.address} what was seen (the provider answers another output there): not credited`,
+      );
+    return blockOf(path, tx.status, malformed) ?? 'unconfirmed';
+  }
+
   return {
     maxRange: 10_000,
+    seesMempool: true,
+    async verifyNetwork() {
+      const expected = settings.genesisHash ?? settings.info.genesisHash ?? null;
+      const genesis = await blockHashAt(0);
+      if (!genesis)
+        throw new ChainSourceError('the provider has no block 0: is the URL an Esplora API base?');
+      if (expected !== null && genesis !== expected)
+        throw new ChainMismatchError(
+          `the URL serves ${networkName(genesis)}, not ${networkName(expected)} (${settings.info.chain}); give genesis_hash for a test network`,
+          'genesis_hash',
+        );
+      return { network: networkName(genesis), tokenDecimals: null };
+    },
     async head(): Promise<BlockRef> {
       const path = '/blocks/tip/height';
       const text = ((await get(path)) ?? '').trim();
@@ -169,7 +211,7 @@ export function createEsploraSource(
       const results = await inPool(addresses, ESPLORA_CONCURRENCY, (a) => addressTransfers(a, from));
       return results.flat();
     },
-    locate: (t: SeenTransfer) => txStatus(t.txHash),
+    locate,
   };
 }
 

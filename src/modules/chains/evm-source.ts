@@ -1,97 +1,116 @@
-import {
-  createPublicClient,
-  HttpRequestError,
-  http,
-  numberToHex,
-  pad,
-  RpcRequestError,
-  TimeoutError,
-} from 'viem';
+import { networkName } from './chain-catalog.js';
 import {
   type BlockRef,
+  ChainMismatchError,
   type ChainSource,
   ChainSourceError,
+  type Location,
+  type NetworkFacts,
   type SeenTransfer,
   type SourceSettings,
   type WatchList,
 } from './chain-source.js';
+import {
+  type EvmLog,
+  type EvmReceipt,
+  readBlock,
+  readLog,
+  readReceipt,
+  readTransaction,
+  TRANSFER_TOPIC,
+  transferOfLog,
+} from './evm-answers.js';
+import {
+  addressTopic,
+  malformedAnswer,
+  readQuantity,
+  toAddress,
+  toHash,
+  toQuantity,
+  uint256OfData,
+} from './evm-hex.js';
+import { createJsonRpc } from './json-rpc.js';
+import { providerTarget, UNLIMITED } from './provider-http.js';
 
-/** keccak256("Transfer(address,address,uint256)"): the ERC20 (and TRC20) Transfer event's topic 0. */
-export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
+export { TRANSFER_TOPIC };
 
 /** Addresses per eth_getLogs topic list: java-tron's default maxSubTopics is 1000, providers vary. */
 const TOPIC_BATCH = 500;
+/** The 4-byte selector of ERC-20 `decimals()`. */
+const DECIMALS_CALL = '0x313ce567';
 
 /** How this source writes addresses on the wire (TRON's JSON-RPC takes 20-byte hex like Ethereum). */
 export interface AddressCodec {
-  /** The watch list's address as 0x + 40 lower-case hex. */
+  /** The watch list's address as 0x + 40 hex (any case; made canonical by `toAddress`). */
   toHex(address: string): string;
 }
 
-const identityCodec: AddressCodec = { toHex: (a) => a.toLowerCase() };
-
-interface RpcLog {
-  address: string;
-  topics: string[];
-  data: string;
-  blockNumber: string;
-  blockHash: string;
-  transactionHash: string;
-  logIndex: string;
-  removed?: boolean;
-}
-interface RpcReceipt {
-  status?: string;
-  blockNumber: string;
-  blockHash: string;
-  logs: RpcLog[];
-}
-interface RpcBlock {
-  number: string;
-  hash: string;
-  transactions: Array<{ hash: string; to: string | null; value: string } | string>;
-}
-
-const num = (hex: string) => Number.parseInt(hex, 16);
+const identityCodec: AddressCodec = { toHex: (a) => a };
 
 /**
- * A chain source over Ethereum JSON-RPC (issue 20): Ethereum and BNB Smart Chain nodes or providers,
- * and java-tron's JSON-RPC with a TRON address codec. Token transfers come from `eth_getLogs` for the
- * token's Transfer events whose `to` topic is a watched address; each log's position inside its
- * transaction from the receipt (never the block-wide log index). Coin transfers come from blocks
- * with their transactions (`to` watched, value > 0, receipt status 1; position -1). The head is
- * asked with `eth_blockNumber` every time (no client cache). Errors: ChainSourceError.
+ * A chain source over Ethereum JSON-RPC (docs/decisions.md sections 25 and 34): Ethereum and BNB
+ * Smart Chain nodes or providers, and java-tron's JSON-RPC with a TRON address codec. Every hash,
+ * address and quantity sent is canonical (evm-hex.ts); every answer is read strictly
+ * (evm-answers.ts). Token transfers come from `eth_getLogs` for the token's Transfer events whose
+ * `to` topic is a watched address; a log of another contract, a Transfer whose topics are not
+ * 32-byte address words, a log to an address not asked for, or a receipt that disagrees with its log
+ * means the node does not apply the filter or lies: the scan fails (nothing from it is used, the
+ * cursor stays) with a message naming it. Each log's position inside its transaction comes from the
+ * receipt (never the block-wide log index). Coin transfers come from blocks with their transactions
+ * (`to` watched, value > 0, receipt status 1; position -1). Errors: ChainSourceError.
  */
 export function createEvmSource(
   settings: SourceSettings,
-  opts: { codec?: AddressCodec; maxRange?: number; keyHeader?: string } = {},
-): ChainSource & { chainId(): Promise<number> } {
+  opts: {
+    codec?: AddressCodec;
+    maxRange?: number;
+    keyHeader?: string;
+    fetch?: typeof fetch;
+    backoffMs?: number;
+  } = {},
+): ChainSource {
   const codec = opts.codec ?? identityCodec;
+  const hexOf = (address: string) => toAddress(codec.toHex(address));
   // Providers take the key as a bearer token; TronGrid wants its own header (TRON-PRO-API-KEY).
   const headers: Record<string, string> = !settings.apiKey
     ? {}
     : opts.keyHeader
       ? { [opts.keyHeader]: settings.apiKey }
       : { authorization: `Bearer ${settings.apiKey}` };
-  const client = createPublicClient({
-    transport: http(settings.url, { retryCount: 0, timeout: 10_000, fetchOptions: { headers } }),
+  const rpc = createJsonRpc(providerTarget(settings.url, headers), {
+    budget: settings.budget ?? UNLIMITED,
+    ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
   });
-  const token = settings.tokenContract ? codec.toHex(settings.tokenContract) : null;
+  const token = settings.tokenContract ? hexOf(settings.tokenContract) : null;
 
-  async function rpc<T>(method: string, params: unknown[]): Promise<T> {
-    try {
-      return (await client.request({ method, params } as never)) as T;
-    } catch (err) {
-      throw asSourceError(method, err);
-    }
-  }
+  const block = async (height: number, full: boolean) =>
+    readBlock(height, await rpc.call('eth_getBlockByNumber', [toQuantity(height), full]));
+  const receipt = async (txHash: string) => {
+    const hash = toHash(txHash);
+    return readReceipt(hash, await rpc.call('eth_getTransactionReceipt', [hash]));
+  };
+  const transaction = async (txHash: string) => {
+    const hash = toHash(txHash);
+    return readTransaction(hash, await rpc.call('eth_getTransactionByHash', [hash]));
+  };
 
-  async function blockByNumber(height: number, full: boolean): Promise<RpcBlock | null> {
-    return rpc<RpcBlock | null>('eth_getBlockByNumber', [numberToHex(height), full]);
-  }
-
-  async function receipt(txHash: string): Promise<RpcReceipt | null> {
-    return rpc<RpcReceipt | null>('eth_getTransactionReceipt', [txHash]);
+  /** The receipt's log matching `log` (same index, contract, topics and data), or a lie. */
+  function positionIn(r: EvmReceipt, log: EvmLog): number {
+    const position = r.logs.findIndex((l) => l.logIndex === log.logIndex);
+    const same = r.logs[position];
+    if (
+      !same ||
+      same.address !== log.address ||
+      same.data !== log.data ||
+      same.topics.join() !== log.topics.join() ||
+      r.blockHash !== log.blockHash
+    )
+      throw new ChainSourceError(
+        `the receipt of ${log.transactionHash} does not hold the log eth_getLogs answered (a reorg between the two, or a node that lies): retried next loop`,
+      );
+    return position;
   }
 
   async function tokenTransfers(
@@ -100,41 +119,43 @@ export function createEvmSource(
     watched: readonly string[],
   ): Promise<SeenTransfer[]> {
     if (!token || watched.length === 0) return [];
-    const byHex = new Map(watched.map((a) => [codec.toHex(a), a]));
+    const byHex = new Map(watched.map((a) => [hexOf(a), a]));
     const out: SeenTransfer[] = [];
-    const receipts = new Map<string, RpcReceipt | null>();
+    const receipts = new Map<string, EvmReceipt | null>();
     const hexes = [...byHex.keys()];
     for (let i = 0; i < hexes.length; i += TOPIC_BATCH) {
-      const topicTo = hexes.slice(i, i + TOPIC_BATCH).map((h) => pad(h as `0x${string}`, { size: 32 }));
-      const logs = await rpc<RpcLog[]>('eth_getLogs', [
+      const topicTo = hexes.slice(i, i + TOPIC_BATCH).map(addressTopic);
+      const logs = await rpc.call('eth_getLogs', [
         {
-          fromBlock: numberToHex(from),
-          toBlock: numberToHex(to),
+          fromBlock: toQuantity(from),
+          toBlock: toQuantity(to),
           address: token,
           topics: [TRANSFER_TOPIC, null, topicTo],
         },
       ]);
-      for (const log of logs) {
-        if (log.removed || log.topics.length < 3 || log.topics[0]?.toLowerCase() !== TRANSFER_TOPIC) continue;
-        const toHex = `0x${(log.topics[2] ?? '').slice(-40)}`.toLowerCase();
-        const address = byHex.get(toHex);
-        if (!address) continue;
+      if (!Array.isArray(logs)) throw malformedAnswer('eth_getLogs', 'list of logs', logs);
+      for (const raw of logs) {
+        const log = readLog('eth_getLogs', raw);
+        if (log.removed) continue;
+        const transfer = checkedTransfer(log, from, to, token, byHex);
         let r = receipts.get(log.transactionHash);
         if (r === undefined) {
           r = await receipt(log.transactionHash);
           receipts.set(log.transactionHash, r);
         }
-        // The log's position among its own transaction's logs: stable when a reorg moves the
-        // transaction to another block, unlike the block-wide logIndex.
-        const position = r?.logs.findIndex((l) => l.logIndex === log.logIndex) ?? -1;
-        if (!r || position < 0 || (r.status !== undefined && r.status !== '0x1')) continue;
+        if (!r)
+          throw new ChainSourceError(
+            `the node has a log of ${log.transactionHash} but not its receipt (a reorg between the two?): retried next loop`,
+          );
+        const position = positionIn(r, log);
+        if (!r.succeeded) continue;
         out.push({
           asset: 'token',
-          address,
+          address: transfer.address,
           txHash: log.transactionHash,
           position,
-          amount: BigInt(log.data === '0x' ? 0 : log.data),
-          block: { height: num(log.blockNumber), hash: log.blockHash },
+          amount: transfer.value,
+          block: { height: log.blockNumber, hash: log.blockHash },
         });
       }
     }
@@ -147,44 +168,61 @@ export function createEvmSource(
     watched: readonly string[],
   ): Promise<SeenTransfer[]> {
     if (!settings.info.coin || watched.length === 0) return [];
-    const byHex = new Map(watched.map((a) => [codec.toHex(a), a]));
+    const byHex = new Map(watched.map((a) => [hexOf(a), a]));
     const out: SeenTransfer[] = [];
     for (let h = from; h <= to; h++) {
-      const block = await blockByNumber(h, true);
-      if (!block) break;
-      for (const tx of block.transactions) {
-        if (typeof tx === 'string' || !tx.to) continue;
-        const address = byHex.get(tx.to.toLowerCase());
-        const value = BigInt(tx.value);
-        if (!address || value === 0n) continue;
+      const b = await block(h, true);
+      if (!b) break;
+      for (const tx of b.transactions) {
+        const address = tx.to ? byHex.get(tx.to) : undefined;
+        if (!address || tx.value === 0n) continue;
         const r = await receipt(tx.hash);
-        if (!r || (r.status !== undefined && r.status !== '0x1')) continue;
+        if (!r?.succeeded || r.blockHash !== b.hash) continue;
         out.push({
           asset: 'coin',
           address,
           txHash: tx.hash,
           position: -1,
-          amount: value,
-          block: { height: num(block.number), hash: block.hash },
+          amount: tx.value,
+          block: { height: b.number, hash: b.hash },
         });
       }
     }
     return out;
   }
 
+  /** Checks the transfer still pays what was seen at its position; throws when the node says otherwise. */
+  async function checkStillPays(t: SeenTransfer, r: EvmReceipt): Promise<void> {
+    const ours = hexOf(t.address);
+    let pays: boolean;
+    if (t.position < 0) {
+      const tx = await transaction(t.txHash);
+      pays = tx !== null && tx.to === ours && (t.amount === 0n || tx.value === t.amount);
+    } else {
+      const log = r.logs[t.position];
+      const transfer = log && log.address === token ? transferOfLog(log) : null;
+      pays = transfer !== null && transfer.to === ours && (t.amount === 0n || transfer.value === t.amount);
+    }
+    if (!pays)
+      throw new ChainSourceError(
+        `${toHash(t.txHash)} at position ${t.position} no longer pays ${t.address} what was seen (the node answers another transfer there): not credited`,
+      );
+  }
+
   return {
     maxRange: opts.maxRange ?? 100,
-    async chainId() {
-      return num(await rpc<string>('eth_chainId', []));
-    },
     async head(): Promise<BlockRef> {
-      const height = num(await rpc<string>('eth_blockNumber', []));
-      const block = await blockByNumber(height, false);
-      if (!block) throw new ChainSourceError(`the node has no block ${height}, its own head`);
-      return { height, hash: block.hash };
+      const height = Number(
+        readQuantity('eth_blockNumber', 'block number', await rpc.call('eth_blockNumber', [])),
+      );
+      if (!Number.isSafeInteger(height))
+        throw new ChainSourceError(`eth_blockNumber: ${height} is not a block height`);
+      const b = await block(height, false);
+      if (!b) throw new ChainSourceError(`the node has no block ${height}, its own head`);
+      return { height, hash: b.hash };
     },
     async blockHash(height: number) {
-      return (await blockByNumber(height, false))?.hash ?? null;
+      return (await block(height, false))?.hash ?? null;
     },
     async scan(from: number, to: number, watch: WatchList) {
       // Every watched address for both assets: a token sent to a coin order's address (or the
@@ -192,36 +230,73 @@ export function createEvmSource(
       const all = [...new Set([...watch.token, ...watch.coin])];
       return [...(await tokenTransfers(from, to, all)), ...(await coinTransfers(from, to, all))];
     },
-    async locate(t: SeenTransfer) {
+    async locate(t: SeenTransfer): Promise<Location> {
       const r = await receipt(t.txHash);
-      if (!r || (r.status !== undefined && r.status !== '0x1')) return null;
-      return { height: num(r.blockNumber), hash: r.blockHash };
+      if (!r) {
+        // Back in the mempool after a reorg (geth re-adds the transactions of dropped blocks), or gone.
+        const tx = await transaction(t.txHash);
+        return tx && tx.blockNumber === null ? 'unconfirmed' : null;
+      }
+      if (!r.succeeded) return null;
+      await checkStillPays(t, r);
+      return { height: r.blockNumber, hash: r.blockHash };
+    },
+    async verifyNetwork(): Promise<NetworkFacts> {
+      const id = readQuantity('eth_chainId', 'chain id', await rpc.call('eth_chainId', []));
+      const chainId = Number(id);
+      const expected = settings.chainId;
+      if (expected !== null && id !== BigInt(expected))
+        throw new ChainMismatchError(
+          `the URL serves ${networkName(chainId)}, not ${networkName(expected)} (${settings.info.chain}); give chain_id for a test network`,
+          'chain_id',
+        );
+      if (!token || !settings.info.token) return { network: networkName(chainId), tokenDecimals: null };
+      const code = await rpc.call('eth_getCode', [token, 'latest']);
+      if (typeof code !== 'string' || !/^0x[0-9a-f]*$/i.test(code))
+        throw malformedAnswer('eth_getCode', 'code', code);
+      if (/^0x0*$/i.test(code))
+        throw new ChainMismatchError(
+          `no contract at ${settings.tokenContract} on ${networkName(chainId)}: the token address is of another network`,
+          'token_contract',
+        );
+      const answer = await rpc.call('eth_call', [{ to: token, data: DECIMALS_CALL }, 'latest']);
+      const decimals = uint256OfData(answer);
+      if (decimals === null) throw malformedAnswer('eth_call decimals()', 'uint256', answer);
+      if (decimals !== BigInt(settings.info.token.decimals))
+        throw new ChainMismatchError(
+          `the token at ${settings.tokenContract} has ${decimals} decimals, not ${settings.info.token.decimals} as USDT on ${settings.info.chain}: another token`,
+          'token_contract',
+        );
+      return { network: networkName(chainId), tokenDecimals: Number(decimals) };
     },
   };
 }
 
-/** A provider failure in words an operator can act on. */
-function asSourceError(method: string, err: unknown): ChainSourceError {
-  if (err instanceof HttpRequestError) {
-    const status = err.status;
-    if (status === 429)
-      return new ChainSourceError(
-        `${method}: rate limited by the provider (429): raise poll_seconds or use your own node`,
-        429,
-      );
-    return new ChainSourceError(
-      `${method}: the provider answered HTTP ${status ?? 'error'}: ${err.shortMessage}`,
-      status,
+/**
+ * A log of `eth_getLogs` checked against what was asked: the configured token, a well-formed
+ * Transfer (topics of 32-byte address words, one 32-byte value), to a watched address, inside the
+ * block range. Anything else means the node ignored the filter or lies: a ChainSourceError.
+ */
+function checkedTransfer(
+  log: EvmLog,
+  from: number,
+  to: number,
+  token: string,
+  byHex: ReadonlyMap<string, string>,
+): { address: string; value: bigint } {
+  const lie = (what: string) =>
+    new ChainSourceError(
+      `eth_getLogs answered ${what} in ${log.transactionHash}: the node does not apply the filter (or lies); nothing from this scan is used, retried next loop`,
     );
-  }
-  if (err instanceof TimeoutError) return new ChainSourceError(`${method}: no answer within 10 s`);
-  if (err instanceof RpcRequestError || (err as { code?: unknown })?.code !== undefined) {
-    const message = (err as { details?: string; shortMessage?: string }).details ?? (err as Error).message;
-    if (method === 'eth_getLogs')
-      return new ChainSourceError(
-        `eth_getLogs refused: ${message}. Public BSC endpoints refuse eth_getLogs; use a provider or your own node that serves logs`,
-      );
-    return new ChainSourceError(`${method}: ${message}`);
-  }
-  return new ChainSourceError(`${method}: ${(err as Error)?.message ?? String(err)}`);
+  if (log.address !== token) throw lie(`a log of contract ${log.address}, not the configured token ${token}`);
+  const transfer = transferOfLog(log);
+  if (!transfer)
+    throw lie(
+      'a Transfer log whose topics are not 32-byte address words or whose value is not one 32-byte word',
+    );
+  const address = byHex.get(transfer.to);
+  if (!address) throw lie(`a Transfer to ${transfer.to}, an address not asked for`);
+  if (log.blockNumber < from || log.blockNumber > to)
+    throw lie(`a log of block ${log.blockNumber}, outside ${from}..${to}`);
+  return { address, value: transfer.value };
 }

@@ -1,4 +1,4 @@
-/** Built-in chain watchers (issue 20): chains, their sources, the watcher loop and its admin API. */
+/** Built-in chain watchers (docs/decisions.md sections 25 and 34): chains, their sources, the watcher loop and its admin API. */
 export { CHAIN_NAMES, CHAINS, type ChainInfo, type ChainName, chainInfo } from './chain-catalog.js';
 export type { BlockRef, ChainSource, SeenTransfer, SourceSettings, WatchList } from './chain-source.js';
 export { ChainSourceError } from './chain-source.js';

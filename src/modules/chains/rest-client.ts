@@ -1,7 +1,5 @@
 import { ChainSourceError } from './chain-source.js';
-
-/** Seconds a provider has to answer one request. */
-const TIMEOUT_MS = 10_000;
+import { providerRequest, providerTarget, type RequestBudget, snippet, UNLIMITED } from './provider-http.js';
 
 /** GET requests to a provider's REST API, with errors an operator can act on. */
 export interface RestClient {
@@ -15,11 +13,12 @@ export interface RestClient {
 
 /**
  * A REST client for a chain source (Esplora, toncenter): `url` is the API base (a trailing slash is
- * ignored), `headers` go with every request (an API key), `expect` says what the URL should be in
- * errors ("the Esplora API base, e.g. https://blockstream.info/api"), `on400` what a 400 usually
- * means. Redirects are reported, never followed, so a key never goes to another host. Every request
- * has a 10 s timeout. Throws ChainSourceError (with `status` for HTTP answers): 429 says to raise
- * poll_seconds or use one's own node (or an API key); 401/403 to check the key; 5xx that it is retried.
+ * ignored; credentials in it become a Basic header), `headers` go with every request (an API key),
+ * `expect` says what the URL should be in errors ("the Esplora API base, e.g.
+ * https://blockstream.info/api"), `on400` what a 400 usually means. Requests go through
+ * `providerRequest`: the chain's budget, never a redirect followed (a key never goes to another
+ * address), 429 retried after a backoff, a timeout (10 s by default). Throws ChainSourceError (with
+ * `status` for HTTP answers): 401/403 say to check the key; 5xx that it is retried.
  */
 export function createRestClient(opts: {
   url: string;
@@ -27,9 +26,17 @@ export function createRestClient(opts: {
   expect: string;
   on400?: string;
   fetch?: typeof fetch;
+  budget?: RequestBudget;
+  timeoutMs?: number;
+  backoffMs?: number;
 }): RestClient {
-  const doFetch = opts.fetch ?? globalThis.fetch;
-  const base = opts.url.replace(/\/+$/, '');
+  const target = providerTarget(opts.url, opts.headers);
+  const requestOpts = {
+    budget: opts.budget ?? UNLIMITED,
+    ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
+    ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  };
 
   function malformed(path: string, what: string, body: string): ChainSourceError {
     return new ChainSourceError(
@@ -38,16 +45,6 @@ export function createRestClient(opts: {
   }
 
   function httpError(path: string, status: number, body: string): ChainSourceError {
-    if (status === 429)
-      return new ChainSourceError(
-        `GET ${path}: rate limited by the provider (429): raise poll_seconds, give an API key or use your own node`,
-        429,
-      );
-    if (status >= 300 && status < 400)
-      return new ChainSourceError(
-        `GET ${path}: the provider redirected (HTTP ${status}): set the URL to the final API address`,
-        status,
-      );
     const hint =
       status === 400 && opts.on400
         ? ` (${opts.on400})`
@@ -63,21 +60,10 @@ export function createRestClient(opts: {
   }
 
   async function get(path: string, nullOn404 = false): Promise<string | null> {
-    let res: Response;
-    let text: string;
-    try {
-      res = await doFetch(base + path, {
-        headers: opts.headers,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-      });
-      text = await res.text();
-    } catch (err) {
-      throw transportError(path, err);
-    }
-    if (res.status === 404 && nullOn404) return null;
-    if (res.status < 200 || res.status > 299) throw httpError(path, res.status, text);
-    return text;
+    const answer = await providerRequest(target, { method: 'GET', path, what: `GET ${path}` }, requestOpts);
+    if (answer.status === 404 && nullOn404) return null;
+    if (answer.status < 200 || answer.status > 299) throw httpError(path, answer.status, answer.text);
+    return answer.text;
   }
 
   return {
@@ -93,20 +79,6 @@ export function createRestClient(opts: {
       }
     },
   };
-}
-
-function transportError(path: string, err: unknown): ChainSourceError {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError')
-    return new ChainSourceError(`GET ${path}: no answer within ${TIMEOUT_MS / 1000} s`);
-  const cause = e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
-  return new ChainSourceError(`GET ${path}: could not reach the provider (${cause}): check the URL`);
-}
-
-/** The start of a body for a message: providers answer errors in plain text or HTML. */
-function snippet(body: string): string {
-  const s = body.replace(/\s+/g, ' ').trim();
-  return s.length > 200 ? `${s.slice(0, 200)}…` : s || 'empty body';
 }
 
 /**

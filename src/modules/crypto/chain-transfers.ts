@@ -31,11 +31,16 @@ export interface AwaitingTransfer {
   amount: string;
   blockHeight: number | null;
   blockHash: string | null;
+  /** When the provider first no longer knew it (re-checked until dropped), or null. */
+  vanishedAt: Date | null;
+  /** Not asked for again before this (a vanished transfer's backoff), or null. */
+  nextCheckAt: Date | null;
 }
 
 /**
- * What the built-in chain watchers (issue 20) record in the crypto module's table: transfers seen
- * and awaiting confirmations, dropped by a reorg, or credited and then reorged (an alert). The
+ * What the built-in chain watchers (docs/decisions.md sections 25 and 34) record in the crypto
+ * module's table: transfers seen and awaiting confirmations, vanished and re-checked, dropped, or
+ * credited and then reorged (an alert). The
  * credit itself goes through `settleAwaiting` (crypto-payments.ts), the chain notification's path.
  */
 export function createChainTransfers(deps: { database: Database; clock: Clock }) {
@@ -50,6 +55,8 @@ export function createChainTransfers(deps: { database: Database; clock: Clock })
     amount: cryptoTransactions.amount,
     blockHeight: cryptoTransactions.blockHeight,
     blockHash: cryptoTransactions.blockHash,
+    vanishedAt: cryptoTransactions.vanishedAt,
+    nextCheckAt: cryptoTransactions.nextCheckAt,
   };
 
   return {
@@ -99,6 +106,8 @@ export function createChainTransfers(deps: { database: Database; clock: Clock })
               blockHeight: sql`excluded.block_height`,
               blockHash: sql`excluded.block_hash`,
               outcome: 'awaiting',
+              vanishedAt: null,
+              nextCheckAt: null,
             },
             // Only rows still waiting (or dropped and back); a credited or reported row never changes.
             setWhere: sql`${cryptoTransactions.outcome} IN ('awaiting', 'dropped') AND ${cryptoTransactions.reportedBy} = 'chain-watcher'`,
@@ -119,22 +128,46 @@ export function createChainTransfers(deps: { database: Database; clock: Clock })
         .limit(limit);
     },
 
-    /** Writes the confirmations counted so far, and the block a re-check found the transfer in. */
-    async recount(id: number, confirmations: number, block?: { height: number; hash: string }) {
+    /**
+     * Writes the confirmations counted so far; with `block`, the block a re-check found the transfer
+     * in (null: back in the mempool), which also ends a vanishing (the provider knows it again).
+     */
+    async recount(id: number, confirmations: number, block?: { height: number; hash: string } | null) {
       await db
         .update(cryptoTransactions)
         .set({
           confirmations,
-          ...(block ? { blockHeight: block.height, blockHash: block.hash } : {}),
+          ...(block !== undefined
+            ? {
+                blockHeight: block?.height ?? null,
+                blockHash: block?.hash ?? null,
+                vanishedAt: null,
+                nextCheckAt: null,
+              }
+            : {}),
         })
         .where(and(eq(cryptoTransactions.id, id), eq(cryptoTransactions.outcome, 'awaiting')));
     },
 
-    /** A reorg removed a transfer before its credit: it is dropped (seen again, it awaits again). */
+    /**
+     * The provider no longer knows an awaiting transfer (replaced, reorged out): vanished since
+     * `since`, asked for again from `next` on (docs/decisions.md section 34).
+     */
+    async vanish(id: number, since: Date, next: Date) {
+      await db
+        .update(cryptoTransactions)
+        .set({ vanishedAt: since, nextCheckAt: next, confirmations: 0 })
+        .where(and(eq(cryptoTransactions.id, id), eq(cryptoTransactions.outcome, 'awaiting')));
+    },
+
+    /**
+     * A transfer gone for CHAIN_DROP_AFTER_SECONDS before its credit: dropped (seen again, it awaits
+     * again).
+     */
     async drop(id: number) {
       await db
         .update(cryptoTransactions)
-        .set({ outcome: 'dropped', confirmations: 0 })
+        .set({ outcome: 'dropped', confirmations: 0, nextCheckAt: null })
         .where(and(eq(cryptoTransactions.id, id), eq(cryptoTransactions.outcome, 'awaiting')));
     },
 
@@ -156,7 +189,7 @@ export function createChainTransfers(deps: { database: Database; clock: Clock })
 
     /**
      * A reorg removed a transfer after it was credited: never a silent reversal. The row is marked,
-     * and an audit entry names the order for operators (issue 20). Returns the order id, if any.
+     * and an audit entry names the order for operators (docs/decisions.md section 25). Returns the order id, if any.
      */
     async flagReorgedAfterCredit(id: number): Promise<string | null> {
       return db.transaction(async (tx) => {

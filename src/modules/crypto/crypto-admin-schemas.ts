@@ -6,7 +6,10 @@ import { Nullable } from '../../http/schemas.js';
 
 /** `POST /chain/notifications`: what became of the reported transfer. */
 export const ChainNotificationResultSchema = Type.Object({
-  outcome: Type.String({ description: 'credited, partial, late, unmatched or duplicate' }),
+  outcome: Type.String({
+    description:
+      'credited, partial, late, unmatched, duplicate, or review (above CHAIN_CREDIT_MAX_RATIO: held for an operator, the order untouched)',
+  }),
   order_id: Nullable(Type.String()),
   status: Nullable(Type.String()),
 });
@@ -38,7 +41,7 @@ export const CryptoOverviewSchema = Type.Object({
       order_id: Nullable(Type.String()),
       outcome: Type.String({
         description:
-          'late, unmatched or partial; from the built-in watchers also awaiting (confirmations not reached) and dropped (a reorg removed it before its credit)',
+          'late, unmatched or partial; review (a chain credit above CHAIN_CREDIT_MAX_RATIO, held: see review_reason; an operator confirms the order with its tx_hash); from the built-in watchers also awaiting (confirmations not reached) and dropped (the provider lost it before its credit)',
       }),
       position: Type.Integer({
         description: "Log position or output index in its transaction; -1: an EVM transaction's own value",
@@ -48,6 +51,12 @@ export const CryptoOverviewSchema = Type.Object({
       reorged_at: Nullable(
         Type.String({
           description: 'Credited, then removed by a reorg: an alert for operators (never reversed)',
+        }),
+      ),
+      review_reason: Nullable(Type.String({ description: 'Why a chain credit waits for an operator' })),
+      vanished_at: Nullable(
+        Type.String({
+          description: 'Awaiting, but the provider no longer knows it since then: re-checked, then dropped',
         }),
       ),
       at: Type.String({ description: 'ISO 8601 UTC' }),

@@ -121,6 +121,7 @@ export function createCryptoKeys(deps: { database: Database; clock: Clock }) {
               eq(cryptoTransactions.outcome, 'partial'),
               eq(cryptoTransactions.outcome, 'awaiting'),
               eq(cryptoTransactions.outcome, 'dropped'),
+              eq(cryptoTransactions.outcome, 'review'),
               isNotNull(cryptoTransactions.reorgedAt),
             ),
           )
@@ -141,6 +142,8 @@ export function createCryptoKeys(deps: { database: Database; clock: Clock }) {
           confirmations: t.confirmations,
           block_height: t.blockHeight,
           reorged_at: t.reorgedAt?.toISOString() ?? null,
+          review_reason: t.reviewReason,
+          vanished_at: t.vanishedAt?.toISOString() ?? null,
           at: t.createdAt.toISOString(),
         })),
       };

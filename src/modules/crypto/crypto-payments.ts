@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../audit/index.js';
-import { type CryptoMethod, cryptoMethod } from '../catalog/index.js';
+import { cryptoMethod } from '../catalog/index.js';
 import { findMerchant } from '../merchants/index.js';
 import {
   cryptoOrdersAtAddress,
@@ -18,7 +18,17 @@ import {
   patchOrder,
 } from '../orders/index.js';
 import type { RatesService } from '../rates/index.js';
-import { type CryptoRates, cryptoCredit, normaliseTxHash } from './crypto-rules.js';
+import {
+  assertMayCreditAbove,
+  type ManualCredit,
+  methodOf,
+  orderRubAmount,
+  ratesFor,
+} from './crypto-credit-checks.js';
+import { chainCreditHold, cryptoCredit, normaliseTxHash } from './crypto-rules.js';
+
+export { ratesFor };
+
 import { POOL_HOLD_MS } from './deposit-addresses.js';
 
 /** A chain transfer as the watcher (or an operator) reports it. */
@@ -35,48 +45,8 @@ export interface ChainPayment {
   asset?: 'coin' | 'token' | undefined;
 }
 
-/** A credit by hand (operator confirmation, late payment, assigning a reported transfer). */
-interface ManualCredit {
-  orderId: string;
-  operator: AdminActor;
-  reason: string | null;
-}
-
 const sameAddress = (a: string, b: string) =>
   a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
-
-/**
- * A manual credit above the limit (issue 17 item 1): only the `admin` role, and only with a reason;
- * else 403 FORBIDDEN naming `received_amount`, or VALIDATION_ERROR naming `reason`.
- */
-function assertMayCreditAbove(manual: ManualCredit, received: Decimal, limit: Decimal): void {
-  if (manual.operator.role !== undefined && manual.operator.role !== 'admin') {
-    throw new AppError('FORBIDDEN', [
-      {
-        field: 'received_amount',
-        problem: `a total of ${received.toFixed()} is above ${limit.toFixed()} (cryptoAmount x MANUAL_CREDIT_MAX_RATIO): only an admin may credit more, with a reason`,
-      },
-    ]);
-  }
-  if (!manual.reason) {
-    throw invalidField('reason', `is required to credit ${received.toFixed()}, above ${limit.toFixed()}`);
-  }
-}
-
-function methodOf(order: OrderRow): CryptoMethod {
-  const method = cryptoMethod(order.type);
-  if (!method) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-  return method;
-}
-
-/** The coin/RUB and USDT/RUB rates a crypto credit may use, fresh or missing. */
-export async function ratesFor(rates: RatesService, ex: Executor, coin: string): Promise<CryptoRates> {
-  const [coinRub, usdtRub] = await Promise.all([
-    coin === 'USDT' ? Promise.resolve(undefined) : rates.fresh(ex, coin, 'RUB'),
-    rates.fresh(ex, 'USDT', 'RUB'),
-  ]);
-  return { coinRub, usdtRub };
-}
 
 /**
  * Transfers to deposit addresses, reported by the chain watcher or by an operator (issue 4;
@@ -89,10 +59,13 @@ export function createCryptoPayments(deps: {
   lifecycle: OrderLifecycle;
   /** MANUAL_CREDIT_MAX_RATIO: a manual credit above cryptoAmount times this needs an admin and a reason. */
   manualCreditMaxRatio: string;
+  /** CHAIN_CREDIT_MAX_RATIO: a chain credit above it (crypto or RUB value) waits for an operator. */
+  chainCreditMaxRatio?: string;
 }) {
   const { database, clock, rates, lifecycle } = deps;
   const db = database.db;
   const manualRatio = money(deps.manualCreditMaxRatio);
+  const chainRatio = money(deps.chainCreditMaxRatio ?? '2');
 
   /** The orders a transfer may pay: the pending one at its address, else one ended lately (late). */
   async function targetsOf(tx: Executor, payment: ChainPayment, manual?: ManualCredit) {
@@ -158,6 +131,29 @@ export function createCryptoPayments(deps: {
     const method = methodOf(order);
     const settlement = (await findMerchant(tx, order.merchantId))?.settlement ?? 'fiat';
     const currentRates = await ratesFor(rates, tx, method.coin);
+    if (!manual && input.txRowId !== undefined) {
+      // A chain credit is believed only within CHAIN_CREDIT_MAX_RATIO (docs/decisions.md section 34):
+      // beyond it (a node that lies, a rate set far off) it waits for an operator, the order untouched.
+      const reason = chainCreditHold({
+        received,
+        cryptoAmount: money(order.cryptoAmount),
+        coin: method.coin,
+        ratio: chainRatio,
+        rubRate: order.cryptoRate
+          ? money(order.cryptoRate)
+          : method.coin === 'USDT'
+            ? currentRates.usdtRub
+            : currentRates.coinRub,
+        orderRub: orderRubAmount(order),
+      });
+      if (reason) {
+        await tx
+          .update(cryptoTransactions)
+          .set({ outcome: 'review', reviewReason: reason, orderId: order.id })
+          .where(eq(cryptoTransactions.id, input.txRowId));
+        return audit({ outcome: 'review' as const, order_id: order.id, status: order.status });
+      }
+    }
     const credit = cryptoCredit({
       received,
       method,
@@ -263,17 +259,21 @@ export function createCryptoPayments(deps: {
         .returning({ id: cryptoTransactions.id });
       let txRow = inserted[0];
       if (!txRow && manual && pending) {
-        // An operator confirming with a transfer the watcher already reported as late or unmatched
-        // assigns that transfer (and its recorded amount) to the order, once.
+        // An operator confirming with a transfer the watcher already reported as late or unmatched,
+        // or held for review, assigns that transfer (and its recorded amount) to the order, once.
         const claimed = await tx
           .update(cryptoTransactions)
-          .set({ orderId: pending.id, outcome: 'partial' })
+          .set({ orderId: pending.id, outcome: 'partial', reviewReason: null })
           .where(
             and(
               eq(cryptoTransactions.network, payment.network),
               eq(cryptoTransactions.txHash, txHash),
               eq(cryptoTransactions.position, position),
-              or(eq(cryptoTransactions.outcome, 'late'), eq(cryptoTransactions.outcome, 'unmatched')),
+              or(
+                eq(cryptoTransactions.outcome, 'late'),
+                eq(cryptoTransactions.outcome, 'unmatched'),
+                eq(cryptoTransactions.outcome, 'review'),
+              ),
             ),
           )
           .returning({ id: cryptoTransactions.id, amount: cryptoTransactions.amount });

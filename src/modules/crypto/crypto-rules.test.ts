@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { money } from '../../lib/money.js';
 import { CRYPTO_METHODS, type CryptoMethod } from '../catalog/index.js';
-import { cryptoCredit, quoteCryptoOrder } from './crypto-rules.js';
+import { chainCreditHold, cryptoCredit, quoteCryptoOrder } from './crypto-rules.js';
 
 const method = (type: string): CryptoMethod => {
   const m = CRYPTO_METHODS[type];
@@ -125,4 +125,35 @@ describe('cryptoCredit: the amount received, in USDT or RUB by settlement', () =
       assert.equal(c ? `${c.currency} ${c.gross.toFixed()} ${c.net.toFixed()}` : '-', expected);
     });
   }
+});
+
+describe('chainCreditHold (docs/decisions.md section 34)', () => {
+  const base = { coin: 'USDT', ratio: money('2'), rubRate: money('92.5'), orderRub: money('925') };
+  it('within 2 x the crypto amount and its RUB value: credited (null)', () => {
+    assert.equal(chainCreditHold({ ...base, received: money('20'), cryptoAmount: money('10') }), null);
+  });
+  it('more coins than 2 x: held with the numbers', () => {
+    assert.match(
+      chainCreditHold({ ...base, received: money('20.000001'), cryptoAmount: money('10') }) ?? '',
+      /received 20\.000001 USDT, more than 2 x the order's 10 USDT/,
+    );
+  });
+  it('2^256-1 units compare exactly, no float', () => {
+    const huge = money('115792089237316195423570985008687907853269984665640564039457.584007913129639935');
+    assert.match(
+      chainCreditHold({ ...base, received: huge, cryptoAmount: money('10') }) ?? '',
+      /more than 2 x/,
+    );
+  });
+  it('a RUB value more than 2 x the order at the rate the credit uses: held, whatever the crypto ratio', () => {
+    const reason = chainCreditHold({
+      coin: 'USDT',
+      ratio: money('2'),
+      received: money('0.000001'),
+      cryptoAmount: money('0.000001'),
+      rubRate: money('999999999999999'),
+      orderRub: money('100000'),
+    });
+    assert.match(reason ?? '', /is worth 1000000000\.00 RUB .* more than 2 x the order's 100000 RUB/);
+  });
 });

@@ -128,3 +128,34 @@ export function normaliseTxHash(network: string, input: string): string | undefi
   }
   return undefined;
 }
+
+/**
+ * Why a chain credit (a watcher's, or `POST /chain/notifications`) must wait for an operator instead
+ * of being credited (docs/decisions.md section 34), or null when it may be credited: the total
+ * received is more than `ratio` times the order's `cryptoAmount`, or its RUB value at the rate the
+ * credit uses is more than `ratio` times the order's RUB amount (whatever the rate says: a rate set
+ * far off makes a tiny `cryptoAmount` worth a fortune). Decimal arithmetic only; a value of any size
+ * (2^256-1 units) compares exactly.
+ */
+export function chainCreditHold(input: {
+  received: Decimal;
+  cryptoAmount: Decimal;
+  coin: string;
+  ratio: Decimal;
+  /** RUB per coin the credit converts at; undefined: no RUB value to compare. */
+  rubRate: Decimal | undefined;
+  /** The order's amount in RUB; undefined: none known (a coin-mode order created without a rate). */
+  orderRub: Decimal | undefined;
+}): string | null {
+  const { received, cryptoAmount, ratio, coin } = input;
+  const cryptoLimit = cryptoAmount.times(ratio);
+  if (received.gt(cryptoLimit))
+    return `received ${received.toFixed()} ${coin}, more than ${ratio.toFixed()} x the order's ${cryptoAmount.toFixed()} ${coin} (CHAIN_CREDIT_MAX_RATIO): confirm by hand if it is real`;
+  if (input.rubRate && input.orderRub?.gt(0)) {
+    const value = received.times(input.rubRate);
+    const rubLimit = input.orderRub.times(ratio);
+    if (value.gt(rubLimit))
+      return `${received.toFixed()} ${coin} is worth ${roundHalfUp(value, 2).toFixed(2)} RUB at the order's rate ${input.rubRate.toFixed()}, more than ${ratio.toFixed()} x the order's ${input.orderRub.toFixed()} RUB (CHAIN_CREDIT_MAX_RATIO): check the rate, confirm by hand if it is right`;
+  }
+  return null;
+}

@@ -18,8 +18,10 @@ export function createCryptoService(deps: {
   clock: Clock;
   rates: RatesService;
   lifecycle: OrderLifecycle;
-  /** MANUAL_CREDIT_MAX_RATIO (issue 17 item 1). */
+  /** MANUAL_CREDIT_MAX_RATIO (docs/decisions.md section 13). */
   manualCreditMaxRatio: string;
+  /** CHAIN_CREDIT_MAX_RATIO (docs/decisions.md section 34). */
+  chainCreditMaxRatio?: string;
 }) {
   const payins = createCryptoPayins(deps);
   const payments = createCryptoPayments(deps);

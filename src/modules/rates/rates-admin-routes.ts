@@ -23,6 +23,13 @@ export function ratesAdminRoutes(app: App, deps: { rates: RatesService }) {
               description: 'Seconds it wins over the sources; absent: RATE_MAX_AGE',
             }),
           ),
+          reason: Type.Optional(
+            Type.String({
+              maxLength: 500,
+              description:
+                "Required (and only an admin may) when the rate is more than RATE_OPERATOR_MAX_DEVIATION percent from the fresh sources' median; audited",
+            }),
+          ),
         }),
         response: { 200: Envelope(RateSchema), ...errorResponses },
       },

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { money } from '../../lib/money.js';
-import { applyPayinMarkup, effectiveRate, isFresh, median } from './rates-rules.js';
+import {
+  applyPayinMarkup,
+  deviationPercent,
+  effectiveRate,
+  isFresh,
+  median,
+  sanityBounds,
+} from './rates-rules.js';
 
 const d = (values: string[]) => values.map((v) => money(v));
 
@@ -72,5 +79,19 @@ describe('applyPayinMarkup: the rate lowered by the percent', () => {
     assert.equal(applyPayinMarkup(money('100'), '2').toFixed(), '98');
     assert.equal(applyPayinMarkup(money('3000000'), '1.5').toFixed(), '2955000');
     assert.equal(applyPayinMarkup(money('0.333333333333'), '33.3333').toFixed(), '0.222222333333');
+  });
+});
+
+describe('operator rate bounds (docs/decisions.md section 34)', () => {
+  it('each pair has a sanity band; an unlisted pair the default one', () => {
+    const usdt = sanityBounds('USDT', 'RUB');
+    assert.deepEqual([usdt.min.toFixed(), usdt.max.toFixed()], ['10', '1000']);
+    assert.ok(money('999999999999999').gt(usdt.max));
+    const other = sanityBounds('KZT', 'RUB');
+    assert.deepEqual([other.min.toFixed(), other.max.toFixed()], ['0.000001', '1000000000']);
+  });
+  it('the deviation from the median in percent, 2 decimals', () => {
+    assert.equal(deviationPercent(money('100'), money('90')).toFixed(), '11.11');
+    assert.equal(deviationPercent(money('81'), money('90')).toFixed(), '10');
   });
 });

@@ -90,3 +90,35 @@ export function payinMarkupPercent(
 ): string {
   return merchantPercent ?? defaultPercent;
 }
+
+/**
+ * Rates no operator can mean (docs/decisions.md section 34): each pair's band, about 10 to 100 times
+ * either side of its price in 2025, so that a fat finger (a missing decimal point, a rate typed for
+ * the wrong pair, 999999999999999 USDT/RUB) is refused while real moves fit. A pair not listed takes
+ * DEFAULT_BOUNDS. Units of quote per one base, decimal text.
+ */
+export const RATE_SANITY_BOUNDS: Readonly<Record<string, readonly [string, string]>> = {
+  'USDT/RUB': ['10', '1000'],
+  'USD/RUB': ['10', '1000'],
+  'EUR/RUB': ['10', '1000'],
+  'BTC/RUB': ['100000', '1000000000'],
+  'ETH/RUB': ['1000', '100000000'],
+  'BNB/RUB': ['100', '10000000'],
+  'LTC/RUB': ['10', '1000000'],
+  'TON/RUB': ['1', '100000'],
+  'BTC/USDT': ['1000', '10000000'],
+  'ETH/USDT': ['10', '1000000'],
+};
+/** The band of a pair without its own: anything a currency pair could be, but not an absurd value. */
+export const DEFAULT_BOUNDS: readonly [string, string] = ['0.000001', '1000000000'];
+
+/** The sanity band of `base/quote` (RATE_SANITY_BOUNDS, else DEFAULT_BOUNDS). */
+export function sanityBounds(base: string, quote: string): { min: Decimal; max: Decimal } {
+  const [min, max] = RATE_SANITY_BOUNDS[`${base}/${quote}`] ?? DEFAULT_BOUNDS;
+  return { min: money(min), max: money(max) };
+}
+
+/** How far `rate` is from `reference`, in percent of the reference (2 decimals, half up). */
+export function deviationPercent(rate: Decimal, reference: Decimal): Decimal {
+  return rate.minus(reference).abs().times(100).dividedBy(reference).toDecimalPlaces(2);
+}

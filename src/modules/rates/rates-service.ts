@@ -3,7 +3,7 @@ import type { Database, Executor } from '../../db/database.js';
 import type { RateHistorySource } from '../../db/tables/rates.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
-import { invalidField } from '../../lib/errors.js';
+import { AppError, invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
 import { writeAudit } from '../audit/index.js';
 import {
@@ -20,12 +20,15 @@ import {
   upsertQuotes,
 } from './rates-repository.js';
 import {
+  deviationPercent,
   type Effective,
   effectiveRate,
   isFresh,
+  median,
   payinMarkupPercent,
   RATE_DECIMALS,
   type StoredQuote,
+  sanityBounds,
 } from './rates-rules.js';
 import { pairView, type RatePairView } from './rates-views.js';
 
@@ -46,6 +49,8 @@ export interface RatesServiceDeps {
   sourceMaxAgeSeconds?: Readonly<Record<string, number>>;
   /** RATE_MARKUP_PAYIN_PERCENT (default "0"). */
   markupPayinPercent?: string;
+  /** RATE_OPERATOR_MAX_DEVIATION: percent from the sources' median without an admin's reason (default "10"). */
+  operatorMaxDeviation?: string;
 }
 
 /**
@@ -180,11 +185,21 @@ export function createRatesService(deps: RatesServiceDeps) {
     /**
      * Sets an operator's rate `rate` = units of `quote` per one `base` (e.g. USDT/RUB 92.5); audited
      * and recorded in the history. It wins over the sources until it expires: `ttl_seconds` after
-     * now (1 to 30 days' worth of seconds), or without it RATE_MAX_AGE after now (as before issue 20).
-     * VALIDATION_ERROR naming base, quote, rate or ttl_seconds.
+     * now (1 to 30 days' worth of seconds), or without it RATE_MAX_AGE after now. Bounds
+     * (docs/decisions.md section 34): outside the pair's sanity band it is refused
+     * (VALIDATION_ERROR naming rate); more than RATE_OPERATOR_MAX_DEVIATION percent from the median
+     * of the fresh source quotes it needs the admin role (else 403 FORBIDDEN naming rate) and a
+     * `reason` (else VALIDATION_ERROR naming reason), and the audit entry keeps the rate, the median
+     * and the deviation. VALIDATION_ERROR naming base, quote, rate, ttl_seconds or reason.
      */
     async set(
-      input: { base: string; quote: string; rate: string | number; ttl_seconds?: number | undefined },
+      input: {
+        base: string;
+        quote: string;
+        rate: string | number;
+        ttl_seconds?: number | undefined;
+        reason?: string | undefined;
+      },
       actor: AdminActor,
       source = 'operator',
     ) {
@@ -205,7 +220,27 @@ export function createRatesService(deps: RatesServiceDeps) {
         updatedAt: now,
         expiresAt: ttl === undefined ? null : new Date(now.getTime() + ttl * 1000),
       };
+      const bounds = sanityBounds(input.base, input.quote);
+      if (money(text).lt(bounds.min) || money(text).gt(bounds.max))
+        throw invalidField(
+          'rate',
+          `${money(text).toFixed()} is outside the sanity bounds of ${input.base}/${input.quote} (${bounds.min.toFixed()} to ${bounds.max.toFixed()}): a typing error?`,
+        );
+      const reason = input.reason?.trim() || null;
       return db.transaction(async (tx) => {
+        const fresh = (await quotesOf(tx, input.base, input.quote)).filter((q) =>
+          isFresh(q.fetchedAt, now.getTime(), maxAgeOf(q.source)),
+        );
+        const reference = median(fresh.map((q) => money(q.rate)));
+        const deviation = reference ? deviationPercent(money(text), reference) : null;
+        if (reference && deviation?.gt(deps.operatorMaxDeviation ?? '10'))
+          assertMaySetFarRate(actor, reason, {
+            pair: `${input.base}/${input.quote}`,
+            rate: money(text),
+            reference,
+            deviation,
+            limit: deps.operatorMaxDeviation ?? '10',
+          });
         const before = await findManualRate(tx, input.base, input.quote);
         await upsertManualRate(tx, row);
         await writeAudit(tx, actor, {
@@ -213,7 +248,12 @@ export function createRatesService(deps: RatesServiceDeps) {
           targetType: 'rate',
           targetId: `${input.base}/${input.quote}`,
           before: before ?? null,
-          after: row,
+          after: {
+            ...row,
+            sources_median: reference?.toFixed() ?? null,
+            deviation_percent: deviation?.toFixed() ?? null,
+            reason,
+          },
         });
         await recordChanges(tx, actor.name, [row]);
         return {
@@ -299,6 +339,23 @@ export function createRatesService(deps: RatesServiceDeps) {
       return payinMarkupPercent(merchantPercent, deps.markupPayinPercent ?? '0');
     },
   };
+}
+
+/**
+ * An operator rate far from the sources' median (docs/decisions.md section 34): only the admin role
+ * (403 FORBIDDEN naming rate otherwise), and only with a reason (VALIDATION_ERROR naming reason).
+ */
+function assertMaySetFarRate(
+  actor: AdminActor,
+  reason: string | null,
+  far: { pair: string; rate: Decimal; reference: Decimal; deviation: Decimal; limit: string },
+): void {
+  const what = `${far.rate.toFixed()} is ${far.deviation.toFixed()} % from the sources' median ${far.reference.toFixed()} of ${far.pair} (RATE_OPERATOR_MAX_DEVIATION ${far.limit} %)`;
+  if (actor.role !== undefined && actor.role !== 'admin')
+    throw new AppError('FORBIDDEN', [
+      { field: 'rate', problem: `${what}: only an admin may set it, with a reason` },
+    ]);
+  if (!reason) throw invalidField('reason', `is required: ${what}`);
 }
 
 export type RatesService = ReturnType<typeof createRatesService>;

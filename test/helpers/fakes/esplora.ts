@@ -15,6 +15,10 @@
 //   - Transactions: txid, version, locktime, vin[] (with prevout), vout[] (scriptpubkey,
 //     scriptpubkey_asm, scriptpubkey_type, scriptpubkey_address when the script has one, value in
 //     satoshis as a JSON integer), size, weight, fee, status. Errors are text/plain.
+//   - GET /tx/:txid: 404 "Transaction not found" for a txid the server does not hold (electrs
+//     src/rest.rs, `HttpError::not_found`).
+//   - Block 0 is the network's genesis: Bitcoin mainnet 000000000019d6...8ce26f by default (Bitcoin
+//     Core src/kernel/chainparams.cpp), or `genesis` for another network.
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -41,6 +45,10 @@ export interface FakeBlock {
 export type FakeFailure = 429 | 500 | 'malformed' | 'wrong-shape';
 
 const CHAIN_PAGE = 25;
+/** Bitcoin mainnet's genesis block hash. */
+export const BITCOIN_GENESIS = '000000000019d6689c085ae165831e934ff763ae46a2a6c172b3f1b60a8ce26f';
+/** Litecoin mainnet's genesis block hash. */
+export const LITECOIN_GENESIS = '12a765e31ffd4059bada1e25190f6e98c99d9714d334efa41a195a7e7e04bfe2';
 const MEMPOOL_MAX = 50;
 const HEX64 = /^[0-9a-f]{64}$/i;
 
@@ -55,7 +63,9 @@ export function fakeTx(vout: FakeOutput[], vin: FakeOutput[] = []): FakeTx {
  * concurrency). The chain is mutated with mine/mineEmpty/addMempool/reorg; `failNext` makes the next
  * requests fail. Every request is recorded with its path and headers.
  */
-export async function startEsploraFake(opts: { prefix?: string; delayMs?: number; unknownTx?: 404 } = {}) {
+export async function startEsploraFake(
+  opts: { prefix?: string; delayMs?: number; unknownTx?: 404; genesis?: string } = {},
+) {
   const prefix = opts.prefix ?? '';
   const blocks: FakeBlock[] = [];
   const mempool: FakeTx[] = [];
@@ -67,7 +77,10 @@ export async function startEsploraFake(opts: { prefix?: string; delayMs?: number
 
   const newBlock = (txs: FakeTx[]): FakeBlock => {
     const height = blocks.length;
-    const hash = createHash('sha256').update(`${height}:${salt++}`).digest('hex');
+    const hash =
+      height === 0
+        ? (opts.genesis ?? BITCOIN_GENESIS)
+        : createHash('sha256').update(`${height}:${salt++}`).digest('hex');
     const block = { height, hash, time: 1_700_000_000 + height * 600, txs };
     blocks.push(block);
     for (const tx of txs) {

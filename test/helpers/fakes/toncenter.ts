@@ -14,7 +14,15 @@
 //     compute_ph, bounce}, in_msg {hash, source, destination, value string, opcode "0x%08x" or null,
 //     bounce, bounced, ...}, out_msgs), JettonTransfer (query_id, source, destination, amount string,
 //     source_wallet, jetton_master, transaction_hash, transaction_lt, transaction_now,
-//     transaction_aborted, ...).
+//     transaction_aborted, ...), JettonMaster (address, total_supply, mintable, admin_address,
+//     jetton_content, jetton_wallet_code_hash, code_hash, data_hash, last_transaction_lt) in
+//     {"jetton_masters": [...], "address_book", "metadata"}.
+//   - index/crud.go limitQuery: a limit above 1000 is 422 "limit is not allowed: N > 1000".
+//   - docs/swagger.json: `account` (transactions) and `owner_address` (jetton transfers, max 1000)
+//     are lists: one call for many addresses.
+// Rate limits: docs.ton.org "Rate limits" (TON Center): 1 request a second without an API key, 10
+// on the free plan with one; over it 429 with {"ok": false, "result": "Ratelimit exceed", "code": 429}.
+// With `rps` the fake counts each key's requests in the last second and answers that 429 over it.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -49,8 +57,20 @@ export type TonFake = Awaited<ReturnType<typeof startTonFake>>;
  * `/api/v3` (`url` ends with it). Payments are added with `payTon` and `payJetton`, each in a new
  * masterchain block; `failNext` makes the next requests fail; every request is recorded.
  */
-export async function startTonFake(opts: { blocks?: number } = {}) {
+export async function startTonFake(
+  opts: {
+    blocks?: number;
+    rps?: { withKey: number; withoutKey: number };
+    masters?: Record<string, unknown>;
+  } = {},
+) {
   const blocks: FakeBlock[] = [];
+  const masters = new Map<string, Record<string, unknown>>(
+    Object.entries(opts.masters ?? {}).map(([a, content]) => [raw(a), content as Record<string, unknown>]),
+  );
+  /** Request times per key ('' without a key), for the rate limit. */
+  const seenAt = new Map<string, number[]>();
+  let rateLimited = 0;
   const txs: Row[] = [];
   const jettons: JettonRow[] = [];
   const requests: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
@@ -184,6 +204,8 @@ export async function startTonFake(opts: { blocks?: number } = {}) {
     /^[0-9a-f]{64}$/i.test(text) ? Buffer.from(text, 'hex').toString('base64') : text;
 
   function answer(path: string, q: URLSearchParams): [number, unknown] {
+    const limit = Number(q.get('limit') ?? 10);
+    if (limit > 1000) return [422, { error: `limit is not allowed: ${limit} > 1000`, code: 422 }];
     if (path === '/api/v3/masterchainInfo')
       return [200, { last: blockJson(blocks.at(-1) as FakeBlock), first: blockJson(blocks[0] as FakeBlock) }];
     if (path === '/api/v3/blocks') {
@@ -208,6 +230,28 @@ export async function startTonFake(opts: { blocks?: number } = {}) {
         },
       ];
     }
+    if (path === '/api/v3/jetton/masters') {
+      const wanted = q.getAll('address').map(raw);
+      const found = [...masters.entries()].filter(([a]) => wanted.length === 0 || wanted.includes(a));
+      return [
+        200,
+        {
+          jetton_masters: page(found, q).map(([address, content]) => ({
+            address,
+            total_supply: '1000000000000000',
+            mintable: true,
+            admin_address: raw(tonAddress()),
+            jetton_content: content,
+            jetton_wallet_code_hash: b64(),
+            code_hash: b64(),
+            data_hash: b64(),
+            last_transaction_lt: String(lt),
+          })),
+          address_book: {},
+          metadata: {},
+        },
+      ];
+    }
     if (path === '/api/v3/jetton/transfers') {
       const owners = q.getAll('owner_address').map(raw);
       const master = q.get('jetton_master');
@@ -220,13 +264,29 @@ export async function startTonFake(opts: { blocks?: number } = {}) {
     return [404, { error: 'not found', code: 404 }];
   }
 
+  /** True when `key` is over its budget now (counted in a sliding second). */
+  const overBudget = (key: string): boolean => {
+    if (!opts.rps) return false;
+    const now = Date.now();
+    const times = (seenAt.get(key) ?? []).filter((t) => now - t < 1000);
+    const allowed = key ? opts.rps.withKey : opts.rps.withoutKey;
+    const over = times.length >= allowed;
+    if (!over) times.push(now);
+    seenAt.set(key, times);
+    return over;
+  };
+
   const server = createServer((req, res) => {
     requests.push({ url: req.url ?? '', headers: req.headers });
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const failure = failures.shift();
     const send = (status: number, body: unknown) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (failure === 429) return send(429, { error: 'Ratelimit exceed', code: 429 });
+    const key = String(req.headers['x-api-key'] ?? url.searchParams.get('api_key') ?? '');
+    if (failure === 429 || overBudget(key)) {
+      rateLimited += 1;
+      return send(429, { ok: false, result: 'Ratelimit exceed', code: 429 });
+    }
     if (failure === 500) return send(500, { error: 'internal error', code: 500 });
     if (failure === 'malformed') return res.writeHead(200).end('<html>gateway</html>');
     try {
@@ -243,6 +303,14 @@ export async function startTonFake(opts: { blocks?: number } = {}) {
   return {
     url: `http://127.0.0.1:${port}/api/v3`,
     requests,
+    /** How many requests were answered 429 (over the budget, or `failNext`). */
+    get rateLimited() {
+      return rateLimited;
+    },
+    /** A jetton master the indexer knows, with its content (TEP-64: `decimals` as a string). */
+    addMaster(address: string, content: Record<string, unknown> = { decimals: '6', symbol: 'USD₮' }) {
+      masters.set(raw(address), content);
+    },
     /** The current masterchain seqno. */
     head: () => blocks.length,
     /** Empty masterchain blocks. */

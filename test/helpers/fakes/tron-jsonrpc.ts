@@ -9,6 +9,13 @@
 // logs {address, blockHash, blockNumber, data, logIndex (block-wide), removed: false, topics,
 // transactionHash, transactionIndex}; transaction hashes are taken with or without 0x. Errors are
 // JSON-RPC error objects; TronGrid's rate limit is an HTTP 429. The API key comes as TRON-PRO-API-KEY.
+// Parameters are read as java-tron reads them (tronprotocol/java-tron commit 1e35f79a, 2025-05-12):
+// TronJsonRpcImpl.hashToByteArray takes HASH_REGEX "(0x)?[a-zA-Z0-9]{64}$" (else -32602 "invalid
+// hash value"); Wallet.getByJsonBlockId and ByteArray.hexToBigInteger read a block number as hex
+// after 0x and as DECIMAL without it ("16" is block 16, not 22); JsonRpcApiUtil.addressToByteArray
+// wants 20-byte hex ("invalid address: ..."), topicToByteArray 32 bytes ("invalid topic: ...");
+// eth_getCode (getABIOfSmartContract) and eth_call take "latest" only. `chainId` picks the network:
+// mainnet 0x2b6653dc, Shasta 0x94a9059e, Nile 0xcd8690dc.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,7 +45,7 @@ export type TronFailure = 429 | 'rpc-error';
 export type TronFake = Awaited<ReturnType<typeof startTronFake>>;
 
 /** Starts the fake on 127.0.0.1 (port 0) with `blocks` empty blocks; `url` ends with /jsonrpc. */
-export async function startTronFake(opts: { blocks?: number } = {}) {
+export async function startTronFake(opts: { blocks?: number; chainId?: string } = {}) {
   const blocks: FakeBlock[] = [];
   const requests: Array<{ body: { method: string; params: unknown[] }; headers: IncomingHttpHeaders }> = [];
   const failures: TronFailure[] = [];
@@ -81,14 +88,61 @@ export async function startTronFake(opts: { blocks?: number } = {}) {
     };
   };
 
+  const invalid = (message: string) => Object.assign(new Error(message), { code: -32602 });
+  /** java-tron's block number: hex after 0x, decimal without. */
+  const blockNumberOf = (v: unknown): number => {
+    const s = String(v);
+    if (s === 'latest') return blocks.length - 1;
+    const n = s.startsWith('0x') ? Number.parseInt(s.slice(2), 16) : /^\d+$/.test(s) ? Number(s) : Number.NaN;
+    if (Number.isNaN(n)) throw invalid('invalid block number');
+    return n;
+  };
+  const hashOf = (v: unknown): string => {
+    if (typeof v !== 'string' || !/^(0x)?[a-zA-Z0-9]{64}$/.test(v)) throw invalid('invalid hash value');
+    return `0x${v.replace(/^0x/, '').toLowerCase()}`;
+  };
+  const addressOf = (v: unknown): string => {
+    const hex = String(v).replace(/^0x/, '');
+    if (!/^[0-9a-fA-F]{40}$/.test(hex)) throw invalid(`invalid address: ${String(v)}`);
+    return `0x${hex.toLowerCase()}`;
+  };
+  /** Contracts with code: every TRC20 contract a transfer was made on, plus `addContract`. */
+  const contracts = new Map<string, number>();
+
   function call(method: string, params: unknown[]): unknown {
     switch (method) {
       case 'eth_chainId':
-        return '0x2b6653dc';
+        return opts.chainId ?? '0x2b6653dc';
       case 'eth_blockNumber':
         return hexQ(blocks.length - 1);
+      case 'eth_getCode': {
+        if (params[1] !== 'latest') throw invalid('TAG [earliest | pending | finalized] not supported');
+        return contracts.has(addressOf(params[0])) ? '0x6080604052' : '0x';
+      }
+      case 'eth_call': {
+        const c = params[0] as { to?: string; data?: string };
+        const decimals = contracts.get(addressOf(c.to));
+        if (decimals === undefined) return '0x';
+        if (c.data !== '0x313ce567') throw invalid('unsupported call');
+        return word(decimals.toString(16));
+      }
+      case 'eth_getTransactionByHash': {
+        const hash = hashOf(params[0]);
+        for (const block of blocks) {
+          const tx = block.txs.find((t) => t.hash === hash);
+          if (tx)
+            return {
+              hash,
+              blockNumber: hexQ(block.number),
+              blockHash: block.hash,
+              to: tx.logs[0]?.address ?? null,
+              value: '0x0',
+            };
+        }
+        return null;
+      }
       case 'eth_getBlockByNumber': {
-        const block = blocks[Number(params[0])];
+        const block = blocks[blockNumberOf(params[0])];
         if (!block) return null;
         return {
           number: hexQ(block.number),
@@ -100,7 +154,7 @@ export async function startTronFake(opts: { blocks?: number } = {}) {
         };
       }
       case 'eth_getTransactionReceipt': {
-        const hash = `0x${String(params[0]).replace(/^0x/, '').toLowerCase()}`;
+        const hash = hashOf(params[0]);
         for (const block of blocks) {
           const i = block.txs.findIndex((t) => t.hash === hash);
           if (i >= 0) return receiptOf(block, i);
@@ -109,9 +163,12 @@ export async function startTronFake(opts: { blocks?: number } = {}) {
       }
       case 'eth_getLogs': {
         const f = params[0] as { fromBlock: string; toBlock: string; address?: string; topics?: unknown[] };
+        if (f.address !== undefined) addressOf(f.address);
         const wanted = (f.topics?.[2] as string[] | null) ?? null;
+        for (const t of wanted ?? [])
+          if (!/^(0x)?[0-9a-fA-F]{64}$/.test(t)) throw invalid(`invalid topic: ${t}`);
         const out: unknown[] = [];
-        for (const block of blocks.slice(Number(f.fromBlock), Number(f.toBlock) + 1))
+        for (const block of blocks.slice(blockNumberOf(f.fromBlock), blockNumberOf(f.toBlock) + 1))
           block.txs.forEach((t, i) => {
             if (t.status !== '0x1') return;
             for (const log of receiptOf(block, i).logs) {
@@ -170,11 +227,16 @@ export async function startTronFake(opts: { blocks?: number } = {}) {
      * One transaction of the TRC20 contract `contractHex` (20-byte hex) in a new block, with a
      * Transfer log per `to` (20-byte hex) of its amount; `status` 0x0: a failed transaction.
      */
+    /** A TRC20 contract the node knows (eth_getCode, decimals() by eth_call). */
+    addContract(contractHex: string, decimals = 6) {
+      contracts.set(contractHex.toLowerCase(), decimals);
+    },
     transfer(
       contractHex: string,
       pays: Array<{ to: string; amount: bigint }>,
       status: '0x1' | '0x0' = '0x1',
     ) {
+      if (!contracts.has(contractHex.toLowerCase())) contracts.set(contractHex.toLowerCase(), 6);
       const from = randomBytes(20).toString('hex');
       const tx: FakeTx = {
         hash: `0x${randomBytes(32).toString('hex')}`,

@@ -1,6 +1,8 @@
-// `npm run env:example`: writes .env.example from the configuration schema (src/config-example.ts).
-import { writeFileSync } from 'node:fs';
-import { envExample } from '../src/config-example.js';
+// `npm run env:example`: writes .env.example and the README's configuration table from the
+// configuration schema (src/config-schema.ts), the one place a setting is described.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { envExample, readmeWithTable } from '../src/config-example.js';
 
 writeFileSync(new URL('../.env.example', import.meta.url), envExample());
-console.log('wrote .env.example');
+const readme = new URL('../README.md', import.meta.url);
+writeFileSync(readme, readmeWithTable(readFileSync(readme, 'utf8')));

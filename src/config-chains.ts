@@ -20,12 +20,48 @@ export function chainEnvSchema(): Record<ChainEnvKey, TSchema> {
   const out = {} as Record<string, TSchema>;
   for (const chain of WATCHED_CHAINS) {
     const p = `CHAIN_${chain.toUpperCase()}_`;
-    out[`${p}URL`] = Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' }));
-    out[`${p}API_KEY`] = Type.Optional(Type.String({ minLength: 1, maxLength: 500 }));
-    out[`${p}CONFIRMATIONS`] = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 }));
-    out[`${p}TOKEN_CONTRACT`] = Type.Optional(Type.String({ minLength: 20, maxLength: 100 }));
-    out[`${p}POLL_SECONDS`] = Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 }));
-    out[`${p}RPS`] = Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 }));
+    const w = `${chain} watcher:`;
+    out[`${p}URL`] = Type.Optional(
+      Type.String({
+        pattern: '^https?://[^\\s]+$',
+        description: `${w} URL of your node or provider (README "Crypto guide"); set, the watcher runs in the worker`,
+      }),
+    );
+    out[`${p}API_KEY`] = Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: `${w} the provider's API key, if it needs one (never shown)`,
+      }),
+    );
+    out[`${p}CONFIRMATIONS`] = Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        description: `${w} confirmations before a credit (the payment's block counts as 1)`,
+      }),
+    );
+    out[`${p}TOKEN_CONTRACT`] = Type.Optional(
+      Type.String({
+        minLength: 20,
+        maxLength: 100,
+        description: `${w} the USDT contract or jetton master (default: mainnet's)`,
+      }),
+    );
+    out[`${p}POLL_SECONDS`] = Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 3600,
+        description: `${w} seconds between two polls (default: about the block time)`,
+      }),
+    );
+    out[`${p}RPS`] = Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        description: `${w} requests per second sent to the provider; over it 429s are waited out with backoff (default: the provider's free plan, with or without an API key; README "Crypto guide")`,
+      }),
+    );
   }
   return out;
 }

@@ -1,13 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { type Static, Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import {
-  type ChainEnvSettings,
-  chainEnvSchema,
-  chainEnvSettings,
-  type WatchedChain,
-} from './config-chains.js';
+import { type ChainEnvSettings, chainEnvSettings, type WatchedChain } from './config-chains.js';
+import { EnvSchema, type RateSourceName } from './config-schema.js';
 import { randomToken } from './lib/secrets.js';
 import { type Allowlist, parseAllowlist } from './modules/outbound/index.js';
 
@@ -18,172 +14,73 @@ export {
   type WatchedChain,
 } from './config-chains.js';
 
-/** The rate sources of issue 20 section 2 (README "Exchange rates"), as RATE_SOURCES names them. */
-export const RATE_SOURCE_NAMES = ['coingecko', 'rapira', 'cbr'] as const;
-export type RateSourceName = (typeof RATE_SOURCE_NAMES)[number];
-const RATE_SOURCE_RE = `(${RATE_SOURCE_NAMES.join('|')})`;
-
-/**
- * Every environment variable the service reads, in one schema (README "Configuration" documents each).
- * Parsed once at start by `loadConfig`; the result is frozen.
- */
-export const EnvSchema = Type.Object({
-  NODE_ENV: Type.Union([Type.Literal('production'), Type.Literal('development'), Type.Literal('test')], {
-    default: 'development',
-  }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
-  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 3000 }),
-  DATA_DIR: Type.String({ minLength: 1, default: './data' }),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  DB_POOL_SIZE: Type.Integer({ minimum: 1, maximum: 200, default: 10 }),
-  ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
-  SECRET_KEY: Type.Optional(Type.String({ minLength: 32 })),
-  PUBLIC_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
-  LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-    { default: 'info' },
-  ),
-  RATE_MAX_AGE: Type.Integer({ minimum: 1, default: 600 }),
-  EXPIRY_INTERVAL_MS: Type.Integer({ minimum: 50, maximum: 5000, default: 1000 }),
-  RUN_JOBS: Type.Boolean({ default: true }),
-  BODY_LIMIT_BYTES: Type.Integer({ minimum: 1024, default: 1048576 }),
-  OUTBOUND_ALLOWLIST: Type.String({ default: '' }),
-  WEBHOOK_BATCH_SIZE: Type.Integer({ minimum: 1, maximum: 1000, default: 100 }),
-  WEBHOOK_LOOPS: Type.Integer({ minimum: 1, maximum: 64, default: 4 }),
-  CHAIN_WATCHER_TOKEN: Type.Optional(Type.String({ minLength: 24 })),
-  RATES_PROVIDER_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
-  RATES_PROVIDER_INTERVAL: Type.Integer({ minimum: 5, maximum: 86_400, default: 60 }),
-  RATE_SOURCES: Type.String({ pattern: `^(${RATE_SOURCE_RE}(,${RATE_SOURCE_RE})*)?$`, default: '' }),
-  RATE_SOURCES_INTERVAL: Type.Integer({ minimum: 10, maximum: 86_400, default: 60 }),
-  RATE_CBR_MAX_AGE: Type.Integer({ minimum: 3600, maximum: 7 * 86_400, default: 129_600 }),
-  RATE_COINGECKO_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.coingecko.com' }),
-  RATE_RAPIRA_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://api.rapira.net' }),
-  RATE_CBR_URL: Type.String({ pattern: '^https?://[^\\s]+$', default: 'https://www.cbr.ru' }),
-  RATE_MARKUP_PAYIN_PERCENT: Type.String({ pattern: '^(\\d|[1-4]\\d)(\\.\\d{1,4})?$', default: '0' }),
-  RATE_LIMITS: Type.Boolean({ default: true }),
-  RECEIPTS_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  RECEIPTS_S3_BUCKET: Type.Optional(Type.String({ minLength: 3, maxLength: 63 })),
-  RECEIPTS_S3_REGION: Type.String({ minLength: 1, default: 'us-east-1' }),
-  RECEIPTS_S3_ENDPOINT: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
-  RECEIPTS_S3_PREFIX: Type.String({ default: 'receipts/' }),
-  METRICS_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
-  TRUST_PROXY: Type.String({ default: 'false' }),
-  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://' })),
-  REQUISITE_EXPIRED_STREAK: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
-  MAX_AMOUNT_DEVIATION: Type.Integer({ minimum: 0, maximum: 100_000, default: 1000 }),
-  MANUAL_CREDIT_MAX_RATIO: Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,4})?$', default: '1.0' }),
-  CHAIN_CREDIT_MAX_RATIO: Type.String({ pattern: '^\\d{1,3}(\\.\\d{1,4})?$', default: '2' }),
-  CHAIN_DROP_AFTER_SECONDS: Type.Integer({ minimum: 60, maximum: 30 * 86_400, default: 3600 }),
-  RATE_OPERATOR_MAX_DEVIATION: Type.String({ pattern: '^\\d{1,2}(\\.\\d{1,2})?$', default: '10' }),
-  SMS_FORWARDER_NEEDS_OPERATOR: Type.Boolean({ default: false }),
-  DEVICE_LIVENESS_INTERVAL: Type.Integer({ minimum: 5, maximum: 300, default: 20 }),
-  APPEAL_DEADLINE_HOURS: Type.Integer({ minimum: 1, maximum: 720, default: 24 }),
-  APPEAL_WINDOW_DAYS: Type.Integer({ minimum: 1, maximum: 180, default: 7 }),
-  ...chainEnvSchema(),
-  FORM_FRAME_ANCESTORS: Type.String({
-    default: "'none'",
-    pattern: "^('none'|'self'|https://[^\\s;,]+)( ('self'|https://[^\\s;,]+))*$",
-  }),
-});
+export { EnvSchema, RATE_SOURCE_NAMES, type RateSourceName } from './config-schema.js';
 
 type Env = Static<typeof EnvSchema>;
 
-/** The parsed, frozen configuration. Durations in seconds unless the name says otherwise. */
+/**
+ * The parsed, frozen configuration. Each field comes from the variable named beside it, which
+ * config-schema.ts describes (the one description of every setting); fields with no variable say
+ * where they come from. Durations in seconds unless the name says otherwise.
+ */
 export interface Config {
-  readonly env: Env['NODE_ENV'];
-  readonly host: string;
-  readonly port: number;
-  readonly dataDir: string;
-  /** Absent: embedded PostgreSQL (PGlite) in `dataDir`. */
+  readonly env: Env['NODE_ENV']; // NODE_ENV
+  readonly host: string; // HOST
+  readonly port: number; // PORT
+  readonly dataDir: string; // DATA_DIR, resolved
+  /** DATABASE_URL; absent: embedded PostgreSQL (PGlite) in `dataDir`. */
   readonly databaseUrl: string | undefined;
-  readonly dbPoolSize: number;
+  readonly dbPoolSize: number; // DB_POOL_SIZE
+  /** ADMIN_TOKEN, or the one generated in `DATA_DIR/secrets.json` (embedded database only). */
   readonly adminToken: string;
+  /** SECRET_KEY, or the one generated in `DATA_DIR/secrets.json` (embedded database only). */
   readonly secretKey: string;
-  /** Base of `form_url`, without a trailing slash. */
+  /** PUBLIC_BASE_URL (default `http://HOST:PORT`), without a trailing slash. */
   readonly publicBaseUrl: string;
-  readonly logLevel: string;
-  /** Seconds after which an exchange rate counts as missing (docs/decisions.md section 6). */
-  readonly rateMaxAgeSeconds: number;
-  readonly expiryIntervalMs: number;
-  /** Whether this process runs the background jobs (expiry sweeper, later the webhook dispatcher). */
-  readonly runJobs: boolean;
-  readonly bodyLimitBytes: number;
-  /**
-   * Hosts and CIDRs that merchant URLs (webhooks, receipt URLs) may reach although not public.
-   * For development and tests only: in production it opens our network to merchants.
-   */
-  readonly outboundAllowlist: Allowlist;
-  /** Deliveries a dispatcher round claims, and parallel rounds per process. */
-  readonly webhookBatchSize: number;
-  readonly webhookLoops: number;
-  /** Bearer token of `POST /chain/notifications`; unset: the endpoint refuses every call. */
-  readonly chainWatcherToken: string | undefined;
-  /** Optional HTTP JSON source of exchange rates, polled every `ratesProviderIntervalSeconds`. */
-  readonly ratesProviderUrl: string | undefined;
-  readonly ratesProviderIntervalSeconds: number;
-  /** Rate sources polled (RATE_SOURCES, default none: nothing leaves the machine unless configured). */
-  readonly rateSources: readonly RateSourceName[];
-  /** Seconds between two polls of the market sources (the CBR: at most hourly). */
-  readonly rateSourcesIntervalSeconds: number;
-  /** Seconds a CBR daily rate counts as fresh (default 36 h: it changes once a working day). */
-  readonly rateCbrMaxAgeSeconds: number;
-  /** Base URLs of the sources (tests point them at loopback fakes). */
+  readonly logLevel: string; // LOG_LEVEL
+  readonly rateMaxAgeSeconds: number; // RATE_MAX_AGE
+  readonly expiryIntervalMs: number; // EXPIRY_INTERVAL_MS
+  readonly runJobs: boolean; // RUN_JOBS
+  readonly bodyLimitBytes: number; // BODY_LIMIT_BYTES
+  readonly outboundAllowlist: Allowlist; // OUTBOUND_ALLOWLIST, parsed
+  readonly webhookBatchSize: number; // WEBHOOK_BATCH_SIZE
+  readonly webhookLoops: number; // WEBHOOK_LOOPS
+  readonly chainWatcherToken: string | undefined; // CHAIN_WATCHER_TOKEN
+  readonly ratesProviderUrl: string | undefined; // RATES_PROVIDER_URL
+  readonly ratesProviderIntervalSeconds: number; // RATES_PROVIDER_INTERVAL
+  readonly rateSources: readonly RateSourceName[]; // RATE_SOURCES, without repeats
+  readonly rateSourcesIntervalSeconds: number; // RATE_SOURCES_INTERVAL
+  readonly rateCbrMaxAgeSeconds: number; // RATE_CBR_MAX_AGE
+  /** RATE_COINGECKO_URL, RATE_RAPIRA_URL, RATE_CBR_URL without a trailing slash. */
   readonly rateSourceUrls: Readonly<Record<RateSourceName, string>>;
-  /** Crypto PAYIN markup percent (a merchant's own setting wins), a decimal string. */
-  readonly rateMarkupPayinPercent: string;
-  /** Whether the contract's rate limits apply (docs/api.md "Limits"); off only for load tests. */
-  readonly rateLimits: boolean;
-  /** Directory of receipt files (default `<DATA_DIR>/receipts`); with S3, only the upload spool. */
-  readonly receiptsDir: string;
-  /** Bearer token of `GET /metrics`; unset: open (keep it on an internal port or network). */
-  readonly metricsToken: string | undefined;
-  /** Fastify `trustProxy`: false, true, a hop count, or a list of proxy addresses/CIDRs. */
-  readonly trustProxy: boolean | number | string[];
-  /** Redis for rate-limit counters shared by all processes; unset: in-process memory. */
-  readonly redisUrl: string | undefined;
-  /** A requisite whose last N orders all expired unpaid is disabled automatically (issue 9). */
-  readonly requisiteExpiredStreak: number;
-  /** Hours operators have to resolve an appeal (issue 21 section 4): its deadline. */
-  readonly appealDeadlineHours: number;
-  /** Days after a PAYIN failed during which a late-payment claim may still be made. */
-  readonly appealWindowDays: number;
-  /**
-   * Largest `amountUp` / `amountDown` (and merchant default), in rubles: bounds the disambiguation
-   * window searched under the amounts lock (issue 17 item 4).
-   */
-  readonly maxAmountDeviation: number;
-  /**
-   * A manual credit (operator confirmation, late payment, assigned transaction) may credit at most
-   * `cryptoAmount` times this; above it only an admin with a reason (issue 17 item 1). Decimal text.
-   */
-  readonly manualCreditMaxRatio: string;
-  /**
-   * A chain credit (watcher or chain notification) whose total is above `cryptoAmount` times this,
-   * or whose RUB value is above the order's RUB amount times this, goes to review instead
-   * (docs/decisions.md section 34). Decimal text.
-   */
-  readonly chainCreditMaxRatio: string;
-  /** Seconds a transfer the provider no longer knows is re-checked before it is marked dropped. */
-  readonly chainDropAfterSeconds: number;
-  /** Percent an operator rate may differ from the fresh sources' median without an admin's reason. */
-  readonly rateOperatorMaxDeviation: string;
-  /**
-   * SmsForwarder's credits (its body is not signed: weaker evidence) wait for an operator instead
-   * of confirming orders by themselves (issue 19 section 1).
-   */
-  readonly smsForwarderNeedsOperator: boolean;
-  /** How often the device liveness sweep runs, in seconds (issue 19 section 4). */
-  readonly deviceLivenessIntervalSeconds: number;
-  /** Built-in chain watchers' settings from `CHAIN_<CHAIN>_*` (issue 20); the admin API's values win. */
+  readonly rateMarkupPayinPercent: string; // RATE_MARKUP_PAYIN_PERCENT, decimal text
+  readonly rateLimits: boolean; // RATE_LIMITS
+  readonly receiptsDir: string; // RECEIPTS_DIR, default DATA_DIR/receipts
+  readonly metricsToken: string | undefined; // METRICS_TOKEN
+  readonly trustProxy: boolean | number | string[]; // TRUST_PROXY, parsed by parseTrustProxy
+  readonly redisUrl: string | undefined; // REDIS_URL
+  readonly requisiteExpiredStreak: number; // REQUISITE_EXPIRED_STREAK
+  readonly appealDeadlineHours: number; // APPEAL_DEADLINE_HOURS
+  readonly appealWindowDays: number; // APPEAL_WINDOW_DAYS
+  readonly maxAmountDeviation: number; // MAX_AMOUNT_DEVIATION, rubles
+  readonly manualCreditMaxRatio: string; // MANUAL_CREDIT_MAX_RATIO, decimal text
+  readonly chainCreditMaxRatio: string; // CHAIN_CREDIT_MAX_RATIO, decimal text
+  readonly chainDropAfterSeconds: number; // CHAIN_DROP_AFTER_SECONDS
+  readonly rateOperatorMaxDeviation: string; // RATE_OPERATOR_MAX_DEVIATION, percent as decimal text
+  readonly smsForwarderNeedsOperator: boolean; // SMS_FORWARDER_NEEDS_OPERATOR
+  readonly deviceLivenessIntervalSeconds: number; // DEVICE_LIVENESS_INTERVAL
+  /** CHAIN_<CHAIN>_* per chain; the admin API's values win (docs/decisions.md section 25). */
   readonly chains: Readonly<Record<WatchedChain, ChainEnvSettings>>;
-  /** CSP `frame-ancestors` of the payment form: `'none'`, or the merchant origins that may embed it. */
-  readonly formFrameAncestors: string;
-  /** When set, receipts are kept in this S3-compatible bucket instead of `receiptsDir`. */
+  readonly formFrameAncestors: string; // FORM_FRAME_ANCESTORS
+  /** RECEIPTS_S3_BUCKET with its REGION, ENDPOINT and PREFIX; unset: receipts in `receiptsDir`. */
   readonly receiptsS3:
     | { bucket: string; region: string; endpoint: string | undefined; prefix: string }
     | undefined;
+  readonly schemaAuditLog: string | undefined; // SCHEMA_AUDIT_LOG
   /** True when the admin token was generated at this start (the start banner shows it). */
   readonly generatedSecrets: boolean;
+  /** True when ADMIN_TOKEN was set (the start banner does not point at secrets.json then). */
+  readonly adminTokenFromEnv: boolean;
 }
 
 /** `TRUST_PROXY`: "false" / "true", a hop count, or a comma list of proxy IPs or CIDRs. */
@@ -370,6 +267,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           prefix: e.RECEIPTS_S3_PREFIX,
         }
       : undefined,
+    schemaAuditLog: e.SCHEMA_AUDIT_LOG,
     generatedSecrets: generated,
+    adminTokenFromEnv: Boolean(e.ADMIN_TOKEN),
   });
 }

@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       embeddedDir: database.kind === 'pglite' ? config.dataDir : undefined,
       secretsFile: join(config.dataDir, 'secrets.json'),
       generatedAdminToken: config.generatedSecrets ? config.adminToken : undefined,
-      adminTokenFromEnv: Boolean(process.env.ADMIN_TOKEN),
+      adminTokenFromEnv: config.adminTokenFromEnv,
       counts: await startCounts(services),
     }),
   );

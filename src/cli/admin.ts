@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseEnv } from '../config.js';
 
 /**
  * `npm run admin -- <command>`: the admin API from a terminal, for a first start without curl.
@@ -53,8 +54,9 @@ Environment: ADMIN_URL (default http://$HOST:$PORT or http://127.0.0.1:3000), AD
  * Throws a message that says which is missing and how to fix it (README "The admin API and CLI").
  */
 function adminToken(): string {
-  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const dir = resolve(process.env.DATA_DIR ?? './data');
+  const env = cliEnv();
+  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
+  const dir = resolve(env.DATA_DIR);
   const file = join(dir, 'secrets.json');
   if (!existsSync(file)) {
     throw new Error(
@@ -73,10 +75,18 @@ function adminToken(): string {
   throw new Error(`${file} holds no adminToken: set ADMIN_TOKEN.`);
 }
 
+/** The CLI reads the service's own configuration schema (src/config-schema.ts), parsed once. */
+let parsedEnv: ReturnType<typeof parseEnv> | undefined;
+function cliEnv(): ReturnType<typeof parseEnv> {
+  parsedEnv ??= parseEnv(process.env);
+  return parsedEnv;
+}
+
 function baseUrl(): string {
-  if (process.env.ADMIN_URL) return process.env.ADMIN_URL.replace(/\/+$/, '');
-  const host = process.env.HOST && process.env.HOST !== '0.0.0.0' ? process.env.HOST : '127.0.0.1';
-  return `http://${host}:${process.env.PORT ?? '3000'}`;
+  const env = cliEnv();
+  if (env.ADMIN_URL) return env.ADMIN_URL.replace(/\/+$/, '');
+  const host = env.HOST !== '0.0.0.0' ? env.HOST : '127.0.0.1';
+  return `http://${host}:${env.PORT}`;
 }
 
 async function call(method: string, path: string, body?: unknown): Promise<unknown> {

@@ -77,7 +77,7 @@ export async function createHttpServer(
   await app.register(swaggerUi, { routePrefix: '/docs' });
   registerJsonBody(app);
   registerErrorHandler(app);
-  const auditLog = process.env.SCHEMA_AUDIT_LOG;
+  const auditLog = config.schemaAuditLog;
   if (auditLog) {
     app.addHook('preSerialization', async (request, reply, payload) => {
       if (reply.statusCode !== 200) return payload;

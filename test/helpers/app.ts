@@ -1,75 +1,42 @@
 import { buildApp, type Services } from '../../src/app.js';
-import type { Config } from '../../src/config.js';
+import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/schemas.js';
 import type { Clock } from '../../src/lib/clock.js';
 import type { SourceFactory } from '../../src/modules/chains/index.js';
-import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';
 import { closeTestDatabase, testDatabase } from './database.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 export const CHAIN_WATCHER_TOKEN = 'test-chain-watcher-token-0123456789';
 
-/** A complete Config for tests; no environment is read. */
+/**
+ * The environment tests run with: only what differs from the schema's defaults (src/config-schema.ts),
+ * so a default changes in one place. Loopback everywhere; nothing leaves the machine.
+ */
+const TEST_ENV: NodeJS.ProcessEnv = {
+  NODE_ENV: 'test',
+  PORT: '0',
+  DATA_DIR: '/tmp/payment-orders-test',
+  DB_POOL_SIZE: '20',
+  ADMIN_TOKEN,
+  SECRET_KEY: 'test-secret-key-0123456789abcdef0123456789',
+  PUBLIC_BASE_URL: 'https://pay.example.test',
+  LOG_LEVEL: 'silent',
+  EXPIRY_INTERVAL_MS: '200',
+  RUN_JOBS: 'false',
+  OUTBOUND_ALLOWLIST: '127.0.0.1',
+  WEBHOOK_LOOPS: '2',
+  CHAIN_WATCHER_TOKEN,
+  RATE_COINGECKO_URL: 'http://127.0.0.1:9/coingecko',
+  RATE_RAPIRA_URL: 'http://127.0.0.1:9/rapira',
+  RATE_CBR_URL: 'http://127.0.0.1:9/cbr',
+  RATE_LIMITS: 'false',
+  RECEIPTS_DIR: '/tmp/payment-orders-test/receipts',
+};
+
+/** A complete Config for tests: the schema's parse of TEST_ENV, then `overrides`; no process env read. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return Object.freeze({
-    env: 'test',
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: '/tmp/payment-orders-test',
-    databaseUrl: undefined,
-    dbPoolSize: 20,
-    adminToken: ADMIN_TOKEN,
-    secretKey: 'test-secret-key-0123456789abcdef0123456789',
-    publicBaseUrl: 'https://pay.example.test',
-    logLevel: 'silent',
-    rateMaxAgeSeconds: 600,
-    expiryIntervalMs: 200,
-    runJobs: false,
-    bodyLimitBytes: 1_048_576,
-    generatedSecrets: false,
-    outboundAllowlist: parseAllowlist('127.0.0.1'),
-    webhookBatchSize: 100,
-    webhookLoops: 2,
-    chainWatcherToken: CHAIN_WATCHER_TOKEN,
-    ratesProviderUrl: undefined,
-    ratesProviderIntervalSeconds: 60,
-    rateSources: [],
-    rateSourcesIntervalSeconds: 60,
-    rateCbrMaxAgeSeconds: 129_600,
-    rateSourceUrls: {
-      coingecko: 'http://127.0.0.1:9/coingecko',
-      rapira: 'http://127.0.0.1:9/rapira',
-      cbr: 'http://127.0.0.1:9/cbr',
-    },
-    rateMarkupPayinPercent: '0',
-    rateLimits: false,
-    receiptsDir: '/tmp/payment-orders-test/receipts',
-    receiptsS3: undefined,
-    formFrameAncestors: "'none'",
-    requisiteExpiredStreak: 5,
-    appealDeadlineHours: 24,
-    appealWindowDays: 7,
-    maxAmountDeviation: 1000,
-    manualCreditMaxRatio: '1.0',
-    chainCreditMaxRatio: '2',
-    chainDropAfterSeconds: 3600,
-    rateOperatorMaxDeviation: '10',
-    smsForwarderNeedsOperator: false,
-    deviceLivenessIntervalSeconds: 20,
-    chains: {
-      ethereum: {},
-      bsc: {},
-      tron: {},
-      ton: {},
-      bitcoin: {},
-      litecoin: {},
-    },
-    metricsToken: undefined,
-    trustProxy: false,
-    redisUrl: undefined,
-    ...overrides,
-  } satisfies Config);
+  return Object.freeze({ ...loadConfig(TEST_ENV), ...overrides });
 }
 
 /** A clock that tests move by hand; starts at the real time. */

@@ -139,6 +139,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
       kind: 'rotateKey',
       values: { id },
       back: `/backoffice/merchants/${id}`,
+      permission: 'merchants.manage',
     });
     if (asked) return asked;
     const rotated = await merchants.rotateKey(id, user.actor);
@@ -158,6 +159,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         reason: String(form.reason ?? ''),
       },
       back: `/backoffice/merchants/${id}`,
+      permission: 'merchants.manage',
     });
     if (asked) return asked;
     return act(reply, `/backoffice/merchants/${id}`, async () => {
@@ -212,6 +214,7 @@ export function adminPages(pages: App, services: ConsoleServices) {
         kind: 'disableRequisite',
         values: {},
         back: '/backoffice/requisites',
+        permission: 'pool.manage',
       });
       if (asked) return asked;
     }

@@ -65,6 +65,7 @@ export function operatorPages(pages: App, services: ConsoleServices) {
       kind: 'resetMfa',
       values: { username },
       back: page(username),
+      permission: 'operators.manage',
     });
     if (asked) return asked;
     return act(reply, page(username), async () => {

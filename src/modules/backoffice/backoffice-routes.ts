@@ -200,6 +200,7 @@ export function backofficeRoutes(
             type: order.type,
           },
           back: `/backoffice/orders/${id}`,
+          permission: order.direction === 'PAYOUT' ? 'payouts.manage' : 'orders.manage',
         });
         if (asked) return asked;
         return act(reply, `/backoffice/orders/${id}`, async () => {
@@ -221,10 +222,12 @@ export function backofficeRoutes(
         const { id } = request.params as { id: string };
         const form = request.body as Form;
         checkCsrf(request, form._csrf);
+        const order = await orders.getAdminOrder(id);
         const asked = confirmFirst(request, reply, form, {
           kind: 'cancelOrder',
           values: { id, reason: String(form.reason ?? '') },
           back: `/backoffice/orders/${id}`,
+          permission: order.direction === 'PAYOUT' ? 'payouts.manage' : 'orders.manage',
         });
         if (asked) return asked;
         return act(reply, `/backoffice/orders/${id}`, async () => {

@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Permission } from '../operators/index.js';
+import { requirePermission } from './backoffice-session.js';
 import { type Form, render } from './console-pages.js';
 
 // Destructive and money-moving actions ask first (issue 23 item 4), and every `back` a form names is
@@ -34,6 +36,11 @@ export interface Confirmation {
   values: Record<string, string>;
   /** Where "Cancel" goes (a console path). */
   back: string;
+  /**
+   * What the action needs: checked before the page is drawn, so a role that may not act gets 403,
+   * never an "are you sure?" page (docs/decisions.md section 32).
+   */
+  permission: Permission;
 }
 
 /**
@@ -47,6 +54,7 @@ export function confirmFirst(
   form: Form,
   confirmation: Confirmation,
 ) {
+  requirePermission(request, confirmation.permission);
   if (form.confirmed === 'yes') return null;
   const fields = Object.entries(form).filter(
     ([k, v]) => k !== '_csrf' && k !== 'confirmed' && v !== undefined,

@@ -1,21 +1,29 @@
+import Negotiator from 'negotiator';
+
 /**
- * The page language of a surface with Russian and English (the form, the console): `query` (the
- * person's choice now), then `cookie` (their remembered choice), then the first of `en`/`ru` in
- * `acceptLanguage`, else `fallback`.
+ * The languages of every page of the service (the form, the portal, the console, the home page):
+ * one type, one rule for choosing, catalogues per surface (docs/architecture.md "Pages and
+ * languages").
  */
-export function chooseLang<L extends 'en' | 'ru'>(
-  query: unknown,
-  cookie: unknown,
-  acceptLanguage: unknown,
-  fallback: L,
-): 'en' | 'ru' {
-  if (query === 'en' || query === 'ru') return query;
-  if (cookie === 'en' || cookie === 'ru') return cookie;
-  for (const part of String(acceptLanguage ?? '').split(',')) {
-    const tag = part.trim().slice(0, 2).toLowerCase();
-    if (tag === 'en' || tag === 'ru') return tag;
-  }
-  return fallback;
+export const LANGS = ['ru', 'en'] as const;
+export type Lang = (typeof LANGS)[number];
+
+export function isLang(value: unknown): value is Lang {
+  return value === 'ru' || value === 'en';
+}
+
+/**
+ * The page language: `query` (the person's choice now), then `cookie` (their remembered choice),
+ * then the best of ru/en in `acceptLanguage` by its weights and region subtags (`en-GB;q=0.8`,
+ * read by the `negotiator` library), else `fallback`: Russian for the pages payers, merchants and
+ * holders read; the console passes English (docs/decisions.md section 32).
+ */
+export function chooseLang(query: unknown, cookie: unknown, acceptLanguage: unknown, fallback: Lang): Lang {
+  if (isLang(query)) return query;
+  if (isLang(cookie)) return cookie;
+  if (typeof acceptLanguage !== 'string' || acceptLanguage === '') return fallback;
+  const best = new Negotiator({ headers: { 'accept-language': acceptLanguage } }).language([...LANGS]);
+  return isLang(best) ? best : fallback;
 }
 
 /** Fills `{name}` holes of a catalogue string; a hole without a value (or a prototype name) stays. */

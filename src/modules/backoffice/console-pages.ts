@@ -1,14 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import type { FormFields } from '../../lib/form-fields.js';
+import { chooseLang, type Lang } from '../../lib/language.js';
 import { errorFlashText, failureText, flashText } from './console-messages.js';
-import {
-  CONSOLE_TEXTS,
-  type ConsoleLang,
-  type ConsoleTexts,
-  fill,
-  pickConsoleLang,
-} from './console-texts.js';
+import { CONSOLE_TEXTS, type ConsoleTexts, fill } from './console-texts.js';
 
 /** Form fields and query strings as the console reads them: one string per name (src/lib/form-fields.ts). */
 export type Form = FormFields;
@@ -17,9 +12,10 @@ export type Form = FormFields;
 const LANG_COOKIE = 'bo_lang';
 
 /** The operator's language (issue 23 item 6): `?lang=` (then remembered), the cookie, the browser's. */
-export function consoleLangOf(request: FastifyRequest, reply: FastifyReply): ConsoleLang {
+export function consoleLangOf(request: FastifyRequest, reply: FastifyReply): Lang {
   const query = (request.query as { lang?: unknown } | undefined)?.lang;
-  const lang = pickConsoleLang(query, request.cookies?.[LANG_COOKIE], request.headers['accept-language']);
+  // The console's fallback is English (docs/decisions.md section 32); every surface shares the rule.
+  const lang = chooseLang(query, request.cookies?.[LANG_COOKIE], request.headers['accept-language'], 'en');
   if (query === 'en' || query === 'ru') void reply.setCookie(LANG_COOKIE, lang, preferenceCookie(request));
   return lang;
 }
@@ -100,7 +96,7 @@ export function pageBasics(request: FastifyRequest, reply: FastifyReply) {
   const params = new URLSearchParams(
     (request.url.split('?')[1] ?? '').replace(/(^|&)(msg|error)(_\w+)?=[^&]*/g, ''),
   );
-  const langHref = (to: ConsoleLang) => {
+  const langHref = (to: Lang) => {
     params.set('lang', to);
     return `?${params.toString()}`;
   };

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { ageText } from './backoffice-dashboard-pages.js';
 import { errorFlashText, flashText } from './console-messages.js';
 import { orderStateText, timeIn } from './console-pages.js';
-import { CONSOLE_TEXTS, fill, pickConsoleLang } from './console-texts.js';
+import { CONSOLE_TEXTS, fill } from './console-texts.js';
 
 describe('console catalogue (issue 23 item 6)', () => {
   it('Russian and English have the same keys, none empty; every confirmation has a title and changes', () => {
@@ -12,13 +12,6 @@ describe('console catalogue (issue 23 item 6)', () => {
       for (const [key, text] of Object.entries(texts)) assert.ok(text.trim(), `${lang}.${key}`);
     const kinds = Object.keys(CONSOLE_TEXTS.en).filter((k) => k.endsWith('_title'));
     for (const k of kinds) assert.ok(Object.hasOwn(CONSOLE_TEXTS.en, k.replace(/_title$/, '_changes')), k);
-  });
-
-  it('the choice wins, then the cookie, then Accept-Language; English otherwise', () => {
-    assert.equal(pickConsoleLang('ru', 'en', 'en'), 'ru');
-    assert.equal(pickConsoleLang(undefined, 'ru', 'en-GB'), 'ru');
-    assert.equal(pickConsoleLang('de', 'xx', 'de-DE, ru;q=0.8'), 'ru');
-    assert.equal(pickConsoleLang(undefined, undefined, 'fr-FR'), 'en');
   });
 
   it('fill leaves unknown holes and takes no prototype keys; ages read in the page language', () => {

@@ -1,11 +1,8 @@
-import { chooseLang, fill } from '../../lib/language.js';
+import { fill, type Lang } from '../../lib/language.js';
 import { CONSOLE_EN } from './console-texts-en.js';
 import { CONSOLE_RU } from './console-texts-ru.js';
 import { CONSOLE_SETUP_EN } from './console-texts-setup-en.js';
 import { CONSOLE_SETUP_RU } from './console-texts-setup-ru.js';
-
-/** The console's languages (issue 23 item 6): the operator's choice, remembered; English by default. */
-export type ConsoleLang = 'en' | 'ru';
 
 /**
  * The console's catalogue, one per language: the layout, sign-in, dashboard, queues, account,
@@ -14,7 +11,7 @@ export type ConsoleLang = 'en' | 'ru';
  * line each.
  */
 export const CONSOLE_TEXTS: Record<
-  ConsoleLang,
+  Lang,
   Readonly<Record<keyof typeof CONSOLE_EN | keyof typeof CONSOLE_SETUP_EN, string>>
 > = {
   en: { ...CONSOLE_EN, ...CONSOLE_SETUP_EN },
@@ -22,11 +19,6 @@ export const CONSOLE_TEXTS: Record<
 };
 
 /** One language's catalogue. */
-export type ConsoleTexts = (typeof CONSOLE_TEXTS)[ConsoleLang];
-
-/** The console language: `?lang=`, then the remembered choice, then Accept-Language; English. */
-export function pickConsoleLang(query: unknown, cookie: unknown, acceptLanguage: unknown): ConsoleLang {
-  return chooseLang(query, cookie, acceptLanguage, 'en');
-}
+export type ConsoleTexts = (typeof CONSOLE_TEXTS)[Lang];
 
 export { fill };

@@ -8,7 +8,6 @@ import {
   formatPhone,
   networkName,
   paymentUri,
-  pickLang,
 } from './form-format.js';
 import { FORM_TEXTS } from './form-texts.js';
 
@@ -162,39 +161,7 @@ describe('paymentUri', () => {
   });
 });
 
-describe('pickLang', () => {
-  // [?lang, cookie, Accept-Language, expected]
-  const cases: Array<[string | undefined, string | undefined, string | undefined, 'ru' | 'en']> = [
-    [undefined, undefined, undefined, 'ru'],
-    [undefined, undefined, '', 'ru'],
-    ['en', undefined, undefined, 'en'],
-    ['ru', undefined, undefined, 'ru'],
-    ['en', undefined, 'ru-RU,ru;q=0.9', 'en'],
-    ['ru', undefined, 'en-US,en;q=0.9', 'ru'],
-    [undefined, undefined, 'en-US', 'en'],
-    [undefined, undefined, 'en', 'en'],
-    [undefined, undefined, 'EN-GB', 'en'],
-    [undefined, undefined, 'en-US,en;q=0.9,ru;q=0.8', 'en'],
-    [undefined, undefined, 'ru-RU,ru;q=0.9,en-US;q=0.8', 'ru'],
-    [undefined, undefined, 'de-DE,de;q=0.9,en;q=0.8', 'en'],
-    [undefined, undefined, 'de-DE, fr;q=0.5', 'ru'],
-    [undefined, undefined, '*', 'ru'],
-    // An unknown ?lang is ignored: the remembered choice, then Accept-Language decides.
-    ['de', undefined, 'en-US', 'en'],
-    ['de', undefined, undefined, 'ru'],
-    ['', undefined, 'en', 'en'],
-    // The remembered choice beats the browser; ?lang beats the remembered choice.
-    [undefined, 'en', 'ru-RU', 'en'],
-    [undefined, 'ru', 'en-US', 'ru'],
-    ['ru', 'en', 'en-US', 'ru'],
-    [undefined, 'xx', 'en-US', 'en'],
-  ];
-  for (const [query, cookie, accept, expected] of cases) {
-    it(`lang=${JSON.stringify(query)} cookie=${JSON.stringify(cookie)} Accept-Language=${JSON.stringify(accept)} -> ${expected}`, () => {
-      assert.equal(pickLang(query, cookie, accept), expected);
-    });
-  }
-
+describe('form catalogues', () => {
   it('ru and en catalogues have the same keys, none empty', () => {
     assert.deepEqual(Object.keys(FORM_TEXTS.en).sort(), Object.keys(FORM_TEXTS.ru).sort());
     const all: Array<[string, string]> = [...Object.entries(FORM_TEXTS.ru), ...Object.entries(FORM_TEXTS.en)];

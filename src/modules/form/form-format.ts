@@ -83,19 +83,6 @@ export function paymentUri(
 }
 
 /**
- * The page language (issue 22 item 1): `?lang=en|ru` wins, then the language the payer chose before
- * (the `form_lang` cookie), then the first Accept-Language that is English or Russian; Russian by
- * default.
- */
-export function pickLang(
-  query: string | undefined,
-  cookie: string | undefined,
-  acceptLanguage: string | undefined,
-): Lang {
-  return chooseLang(query, cookie, acceptLanguage, 'ru');
-}
-
-/**
  * A fiat amount for the payer (issue 22 item 1): grouped by `Intl` for the page's locale, with the
  * currency's sign (`12 345 ₽`, `25 000 ₸`, `₽12,345` in English), or, where `Intl` has no sign the
  * payer knows (KGS, UZS, TJS), the catalogue's word (`1 500 сом`). Kopecks only when there are any.

@@ -11,7 +11,7 @@ import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import { MULTIPART_LIMITS, type UploadReader } from '../../http/multipart.js';
 import { type App, errorResponses } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { pickLang } from './form-format.js';
+import { chooseLang } from '../../lib/language.js';
 import type { FormService } from './form-service.js';
 import { FORM_TEXTS, type FormTexts, type Lang, scriptTexts } from './form-texts.js';
 import { formView } from './form-view.js';
@@ -78,7 +78,7 @@ const FormStatus = Type.Object({
 function langOf(request: FastifyRequest, reply: FastifyReply): Lang {
   const query = (request.query as { lang?: unknown } | undefined)?.lang;
   const q = typeof query === 'string' ? query : undefined;
-  const lang = pickLang(q, request.cookies[LANG_COOKIE], request.headers['accept-language']);
+  const lang = chooseLang(q, request.cookies[LANG_COOKIE], request.headers['accept-language'], 'ru');
   if (q === 'en' || q === 'ru') {
     void reply.setCookie(LANG_COOKIE, lang, {
       path: '/form',

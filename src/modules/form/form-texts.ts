@@ -1,5 +1,7 @@
 /** The payment form's languages: Russian by default (issue 22), English by choice. */
-export type Lang = 'ru' | 'en';
+import type { Lang } from '../../lib/language.js';
+
+export type { Lang };
 
 /**
  * The payment form's catalogue, one per language (issue 22 item 1): every string the payer reads,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/schemas.js';
-import { HOME_TEXTS, type HomeLang, homeLang } from './home-texts.js';
+import { chooseLang, type Lang } from '../../lib/language.js';
+import { HOME_TEXTS } from './home-texts.js';
 
 const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:40rem;padding:1rem;color:#1a1a1a}' +
@@ -13,9 +14,9 @@ const CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update
 const html = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** The home page in `lang`: links to the portal, the console and the API documentation. */
-function homePage(lang: HomeLang, version: string): string {
+function homePage(lang: Lang, version: string): string {
   const t = HOME_TEXTS[lang];
-  const other: HomeLang = lang === 'ru' ? 'en' : 'ru';
+  const other: Lang = lang === 'ru' ? 'en' : 'ru';
   const item = (href: string, name: string, hint: string, testid: string) =>
     `<li><a href="${href}" data-testid="${testid}">${html(name)}</a> <span class="muted">${html(hint)}</span></li>`;
   return `<!doctype html>
@@ -92,7 +93,7 @@ export function homeRoutes(app: App, deps: { name: string; version: string }) {
           version: deps.version,
           links: { portal: '/portal', console: '/backoffice', docs: '/docs' },
         };
-      const lang = homeLang(request.query.lang, request.headers['accept-language']);
+      const lang = chooseLang(request.query.lang, undefined, request.headers['accept-language'], 'ru');
       return reply
         .type('text/html; charset=utf-8')
         .header('content-security-policy', CSP)

@@ -1,5 +1,5 @@
 /** The languages of the home page. */
-export type HomeLang = 'ru' | 'en';
+import type { Lang } from '../../lib/language.js';
 
 const ru = {
   title: 'Сервис платёжных ордеров',
@@ -16,7 +16,7 @@ const ru = {
 };
 
 /** The home page's words (README "Two commands"), Russian and English. */
-export const HOME_TEXTS: Record<HomeLang, typeof ru> = {
+export const HOME_TEXTS: Record<Lang, typeof ru> = {
   ru,
   en: {
     title: 'Payment orders service',
@@ -32,22 +32,3 @@ export const HOME_TEXTS: Record<HomeLang, typeof ru> = {
     switchTo: 'Русский',
   },
 };
-
-/**
- * The page's language: `?lang=ru|en` wins, else the first of ru/en in Accept-Language by its
- * weight (`q`), else Russian.
- */
-export function homeLang(query: unknown, acceptLanguage: unknown): HomeLang {
-  if (query === 'ru' || query === 'en') return query;
-  if (typeof acceptLanguage !== 'string') return 'ru';
-  const ranked = acceptLanguage
-    .split(',')
-    .map((part, index) => {
-      const [tag = '', ...params] = part.trim().toLowerCase().split(';');
-      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
-      return { lang: tag.split('-')[0], q: q ? Number(q.slice(2)) : 1, index };
-    })
-    .filter((l) => (l.lang === 'ru' || l.lang === 'en') && l.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index);
-  return (ranked[0]?.lang as HomeLang | undefined) ?? 'ru';
-}

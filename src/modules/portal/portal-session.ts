@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import type { FormFields } from '../../lib/form-fields.js';
+import { chooseLang, type Lang } from '../../lib/language.js';
 import { safeEqual } from '../../lib/secrets.js';
-import { PORTAL_TEXTS, type PortalLang, portalLang } from './portal-texts.js';
+import { PORTAL_TEXTS } from './portal-texts.js';
 import type { PortalUser } from './portal-users.js';
 
 /** Form fields and query strings as the portal reads them: one string per name (src/lib/form-fields.ts). */
@@ -48,9 +49,9 @@ export function requireRole(request: FastifyRequest, ...roles: PortalUser['role'
 }
 
 /** The page language (remembered in a cookie when chosen with `?lang=`). */
-export function langOf(request: FastifyRequest, reply: FastifyReply): PortalLang {
+export function langOf(request: FastifyRequest, reply: FastifyReply): Lang {
   const q = (request.query as { lang?: unknown } | undefined)?.lang;
-  const lang = portalLang(q, request.cookies[LANG_COOKIE], request.headers['accept-language']);
+  const lang = chooseLang(q, request.cookies[LANG_COOKIE], request.headers['accept-language'], 'ru');
   if (q === 'ru' || q === 'en')
     void reply.setCookie(LANG_COOKIE, lang, { ...portalCookie(request, 31536000), httpOnly: false });
   return lang;
@@ -79,7 +80,7 @@ export function renderPortal(
 }
 
 /** `Intl` formatting for the chosen language: amounts with separators, dates in the browser's zone as UTC. */
-export function formatters(lang: PortalLang) {
+export function formatters(lang: Lang) {
   const locale = lang === 'ru' ? 'ru-RU' : 'en-GB';
   const date = new Intl.DateTimeFormat(locale, { dateStyle: 'short', timeStyle: 'medium', timeZone: 'UTC' });
   return {

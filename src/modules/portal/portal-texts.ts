@@ -1,5 +1,5 @@
 /** Portal languages: Russian by default, English by choice (issue 21; the guide's page rules). */
-export type PortalLang = 'ru' | 'en';
+import type { Lang } from '../../lib/language.js';
 
 /** Every string of the portal's pages, one catalogue per language (the keys are checked equal in tests). */
 export const PORTAL_TEXTS = {
@@ -289,13 +289,6 @@ export const PORTAL_TEXTS = {
     save: 'Сохранить',
     flash_branding_saved: 'Сохранено: форма оплаты уже показывает это.',
   },
-} as const satisfies Record<PortalLang, Record<string, string>>;
+} as const satisfies Record<Lang, Record<string, string>>;
 
-export type PortalTexts = (typeof PORTAL_TEXTS)[PortalLang];
-
-/** `?lang=` first, then a remembered cookie, then Accept-Language; Russian otherwise. */
-export function portalLang(query: unknown, cookie: unknown, acceptLanguage: unknown): PortalLang {
-  for (const v of [query, cookie]) if (v === 'ru' || v === 'en') return v;
-  const al = typeof acceptLanguage === 'string' ? acceptLanguage.toLowerCase() : '';
-  return al.startsWith('en') ? 'en' : 'ru';
-}
+export type PortalTexts = (typeof PORTAL_TEXTS)[Lang];

@@ -90,11 +90,22 @@ export interface Reading {
 /** A reader as the report sees it (reader.ts adapts the service's reader to this). */
 export type CorpusReader = (entry: CorpusEntry) => Reading;
 
-/** A credit read right: read as a credit with the expected amount and, where the text shows one, the ending. */
+/** A credit read right: read as a credit with the expected amount and, where the text shows one, the ending (`sameEnding`). */
 export function creditReadRight(e: CorpusEntry, r: Reading): boolean {
   if (r.kind !== 'credit' || r.amount === undefined || e.expected.amount === undefined) return false;
   if (!new Decimal(r.amount).eq(e.expected.amount)) return false;
-  return e.expected.mask === undefined || r.mask === e.expected.mask;
+  return e.expected.mask === undefined || sameEnding(e.expected.mask, r.mask);
+}
+
+/**
+ * Two endings of one card or account agree: equal, or one is the tail of the other and both have at
+ * least 4 digits (the corpus keeps the last 4 digits of `Сч *26719`; a reader may keep all 5).
+ */
+export function sameEnding(expected: string, read: string | undefined): boolean {
+  if (read === undefined) return false;
+  if (read === expected) return true;
+  const [short, long] = read.length < expected.length ? [read, expected] : [expected, read];
+  return short.length >= 4 && long.endsWith(short);
 }
 
 /** The counts of one bank and channel (or of the whole corpus). */

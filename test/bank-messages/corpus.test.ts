@@ -8,6 +8,7 @@ import {
   entryProblems,
   judge,
   loadCorpus,
+  sameEnding,
   tally,
 } from '../../scripts/bank-messages/corpus.js';
 import { readWithServiceReader } from '../../scripts/bank-messages/reader.js';
@@ -90,6 +91,14 @@ describe('the corpus report counts (docs/bank-messages.md "How it is measured")'
       [total?.creditsRight, total?.creditsToReview, total?.creditsWrongAmount, total?.nonCreditsAsCredits],
       [0, 1, 1, 0],
     );
+  });
+
+  it('takes an ending as the same when one is the tail of the other, 4 digits at least', () => {
+    assert.equal(sameEnding('6719', '26719'), true);
+    assert.equal(sameEnding('6719', '6719'), true);
+    assert.equal(sameEnding('6719', '719'), false);
+    assert.equal(sameEnding('6719', '1234'), false);
+    assert.equal(sameEnding('6719', undefined), false);
   });
 
   it('reads every credit right when a reader returns the expected reading (amounts compared as decimals)', () => {

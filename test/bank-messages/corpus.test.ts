@@ -146,6 +146,7 @@ function entry(
     sender: '900',
     text: `${kind} ${amount ?? ''}`,
     expected: { kind, ...(amount ? { amount, currency: 'RUB' } : {}), ...(mask ? { mask } : {}) },
-    source: { url: 'https://example.org/synthetic', note: 'synthetic: a unit test of the counts' },
+    source: { url: 'https://example.org/synthetic', note: 'a unit test of the counts' },
+    synthetic: true,
   };
 }

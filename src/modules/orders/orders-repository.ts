@@ -257,6 +257,15 @@ export interface OrderFilter {
   test?: boolean;
 }
 
+/**
+ * The mode part of an operator's order filter (docs/decisions.md: modes never cross): live orders
+ * unless the operator asks for `test` (sandbox orders only) or `all`; anything else is live.
+ */
+export function modeFilter(mode: string | undefined): Pick<OrderFilter, 'test'> {
+  if (mode === 'all') return {};
+  return { test: mode === 'test' };
+}
+
 function searchSql(text: string | undefined, alsoIds: readonly string[] = []): SQL | undefined {
   const q = text?.trim();
   if (!q) return undefined;

@@ -38,7 +38,8 @@ describe('csvStream', () => {
       ['shop-42', 'shop-42'],
       ['', ''],
     ];
-    for (const [input, expected] of table) assert.equal(neutraliseCell(input), expected, JSON.stringify(input));
+    for (const [input, expected] of table)
+      assert.equal(neutraliseCell(input), expected, JSON.stringify(input));
   });
 
   it('a streamed row with a formula comes out quoted as text', async () => {

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Redis } from 'ioredis';
-import { isolateDatabase, testDatabaseUrl } from '../helpers/database.js';
+import { isolateDatabase, needsPostgres } from '../helpers/database.js';
 import { startReceiver } from '../helpers/receiver.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -35,7 +35,7 @@ const freePort = () =>
 const sign = (key: string, body = '') => createHash('sha256').update(`${key}|${body}`).digest('hex');
 
 describe('two API processes and two workers on one PostgreSQL and Redis (issue 10)', {
-  skip: testDatabaseUrl() ? false : 'PostgreSQL only',
+  skip: needsPostgres('the processes share one database server'),
   timeout: 120_000,
 }, () => {
   const children: ChildProcess[] = [];

@@ -19,6 +19,20 @@ export function testDatabase(): Promise<Database> {
 
 export const onPostgres = (): boolean => testDatabaseUrl() !== undefined;
 
+/**
+ * The `skip` option of a test that cannot run on the embedded database: false on PostgreSQL, else a
+ * message that the runner prints beside the skipped test, saying why and where it runs (CI runs the
+ * suite on both databases: .ci/run).
+ */
+export function needsPostgres(why: string): false | string {
+  return onPostgres() ? false : `PostgreSQL only: ${why} (runs with TEST_DATABASE_URL, as CI does)`;
+}
+
+/** The converse of `needsPostgres`: a test that runs on the embedded database only, and why. */
+export function needsEmbedded(why: string): false | string {
+  return onPostgres() ? `embedded database only: ${why}` : false;
+}
+
 /** Closes the process's test database (the next `testDatabase()` opens a new one). */
 export async function closeTestDatabase(): Promise<void> {
   const current = shared;

@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { rowsOf } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { isolateDatabase, onPostgres } from '../helpers/database.js';
+import { isolateDatabase, needsPostgres } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -48,7 +48,7 @@ interface Snapshot {
 }
 
 describe('200 mixed money operations on one merchant keep the ledger invariants', {
-  skip: !onPostgres() && 'PostgreSQL only (PGlite runs one query at a time)',
+  skip: needsPostgres('PGlite runs one query at a time'),
 }, () => {
   let t: TestApp;
   let merchant: TestMerchant;

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import { rowsOf } from '../../src/db/database.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { onPostgres } from '../helpers/database.js';
+import { needsPostgres } from '../helpers/database.js';
 import {
   addRequisite,
   adminRaw,
@@ -46,7 +46,7 @@ function firstCandidates(x: number, count: number): number[] {
 const numeric = (a: number, b: number) => a - b;
 
 describe('200 concurrent createOrder for one RUB amount (docs/decisions.md section 7)', {
-  skip: !onPostgres() && 'PostgreSQL only (PGlite runs one query at a time)',
+  skip: needsPostgres('PGlite runs one query at a time'),
 }, () => {
   let t: TestApp;
   let merchant: TestMerchant;

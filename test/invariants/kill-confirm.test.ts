@@ -9,7 +9,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { isolateDatabase, onPostgres, testDatabaseUrl } from '../helpers/database.js';
+import { isolateDatabase, needsPostgres, testDatabaseUrl } from '../helpers/database.js';
 import { sign } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
 import { sleep, waitFor } from '../helpers/wait.js';
@@ -39,7 +39,7 @@ interface OrderAudit {
 }
 
 describe('SIGKILL during confirmations and webhook tries, then restart', {
-  skip: !onPostgres() && 'PostgreSQL only (the service child and this process share the database)',
+  skip: needsPostgres('the service child and this process share the database'),
   timeout: 180_000,
 }, () => {
   const children: ChildProcess[] = [];

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { money } from '../../src/lib/money.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { onPostgres } from '../helpers/database.js';
+import { needsPostgres } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -176,7 +176,7 @@ describe('amount disambiguation (docs/api.md rules; docs/decisions.md section 7)
     });
 
     it('50 parallel orders with one amount and up=down=30 get 50 distinct amounts in range', {
-      skip: !onPostgres(),
+      skip: needsPostgres('parallel transactions (PGlite runs one query at a time)'),
     }, async () => {
       const x = baseAmount();
       const results = await Promise.all(

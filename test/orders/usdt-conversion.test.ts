@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { money, roundHalfUp } from '../../src/lib/money.js';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
-import { onPostgres } from '../helpers/database.js';
+import { needsEmbedded, onPostgres } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -103,7 +103,9 @@ describe('convertToUsdt (docs/api.md fiat PAYIN response; docs/decisions.md sect
       );
     });
 
-    it('with 92.5: 1000 RUB at 2.5% -> 10.81 / 10.54 USDT', { skip: onPostgres() }, async () => {
+    it('with 92.5: 1000 RUB at 2.5% -> 10.81 / 10.54 USDT', {
+      skip: needsEmbedded('exact figures need a USDT/RUB rate no other file changes (a database of its own)'),
+    }, async () => {
       // Exact figures only where no other file can change USDT/RUB in between (PGlite: own database).
       await setUsdtRub(t, '92.5');
       const m = await createMerchant(t.app, { allow_usdt: true, payin_fee_percent: 2.5 });
@@ -191,7 +193,9 @@ describe('convertToUsdt with a stale rate (manual clock)', () => {
   });
 
   it('RATE_MAX_AGE boundary: fresh at exactly the max age, stale 1 ms later', {
-    skip: onPostgres(),
+    skip: needsEmbedded(
+      'the rate must not change in between: on a shared database another file may write it',
+    ),
   }, async () => {
     // Only on the file's own database (PGlite): on a shared one another file may write the rate in between.
     const setAt = Date.now();

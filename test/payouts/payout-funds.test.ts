@@ -8,7 +8,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { holds, ledgerEntries } from '../../src/db/tables/ledger.js';
 import { activeHoldSums, ledgerSums } from '../../src/modules/ledger/ledger-repository.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { onPostgres } from '../helpers/database.js';
+import { needsPostgres } from '../helpers/database.js';
 import {
   admin,
   adminRaw,
@@ -303,7 +303,7 @@ describe('PAYOUT funds: hold, debit, release', () => {
   });
 
   it('200 parallel payouts over a balance for 50: exactly 50 taken, never overdrawn', {
-    skip: !onPostgres(),
+    skip: needsPostgres('parallel transactions (PGlite runs one query at a time)'),
   }, async () => {
     // 1 % fee: each payout of 100 debits 101; the balance covers exactly 50.
     const m = await merchantWith(1, 50 * 101);

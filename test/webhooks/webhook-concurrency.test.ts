@@ -11,7 +11,7 @@ import {
   type WebhookDispatcher,
 } from '../../src/modules/webhooks/webhook-dispatcher.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { isolateDatabase, onPostgres, testDatabaseUrl } from '../helpers/database.js';
+import { isolateDatabase, needsPostgres, testDatabaseUrl } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -25,7 +25,7 @@ import { startReceiver } from '../helpers/receiver.js';
 const TOTAL = 1000;
 
 describe('two dispatchers over one PostgreSQL database (docs/decisions.md 11)', {
-  skip: !onPostgres(),
+  skip: needsPostgres('two connection pools on one database stand for two processes'),
 }, () => {
   let t: TestApp;
   let merchant: TestMerchant;

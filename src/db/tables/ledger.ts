@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, check, index, numeric, pgTable, primaryKey, text, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  check,
+  index,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 import { merchants } from './merchants.js';
 import { orders } from './orders.js';
@@ -23,9 +33,16 @@ export const ledgerEntries = pgTable(
     kind: text('kind').notNull(),
     orderId: text('order_id'),
     memo: text('memo'),
+    /**
+     * Once-only key of the journal (`payin_credit:<order>`, `payout_debit:<order>`), unique per
+     * account: the schema, not the callers' locks, keeps an order's money from moving twice
+     * (docs/decisions.md: exactly once in the schema). Null for journals that may repeat (adjustments).
+     */
+    idempotencyKey: text('idempotency_key'),
     createdAt: createdAt(),
   },
   (t) => [
+    uniqueIndex('ledger_entries_once_idx').on(t.idempotencyKey, t.account),
     index('ledger_account_idx').on(t.account, t.currency),
     index('ledger_order_idx').on(t.orderId),
     index('ledger_journal_idx').on(t.journalId),

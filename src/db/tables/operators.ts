@@ -20,6 +20,11 @@ export const operators = pgTable(
     totpSealed: text('totp_sealed'),
     /** The 30 s step of the last accepted code: a code is good once (no replay within its window). */
     totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    /**
+     * The secret offered on the enrolment page until a code confirms it, sealed with SECRET_KEY: made by
+     * the server, kept across a wrong code or a reload (the one already scanned stays good).
+     */
+    totpPendingSealed: text('totp_pending_sealed'),
     /** SHA-256 digests of the unused recovery codes (each shown once, good once). */
     recoveryCodes: jsonb('recovery_codes').$type<string[]>().notNull().default([]),
     /** Addresses and CIDR ranges the operator may sign in and use tokens from; empty: anywhere. */

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 import { merchants } from './merchants.js';
 
@@ -22,6 +22,8 @@ export const merchantUsers = pgTable(
     role: text('role').$type<'owner' | 'developer' | 'accountant'>().notNull(),
     passwordHash: text('password_hash').notNull(),
     totpSealed: text('totp_sealed'),
+    /** The 30 s step of the last accepted code: a code is good once (no replay within its window). */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
     enabled: boolean('enabled').notNull().default(true),
     createdAt: createdAt(),
     lastLoginAt: ts('last_login_at'),
@@ -65,6 +67,11 @@ export const merchantInvites = pgTable(
     createdAt: createdAt(),
     expiresAt: ts('expires_at').notNull(),
     usedAt: ts('used_at'),
+    /**
+     * The TOTP secret offered on this invitation's page, sealed with SECRET_KEY: made by the server
+     * once, kept across a wrong code or a reload, so the one already scanned stays good.
+     */
+    totpPendingSealed: text('totp_pending_sealed'),
   },
   (t) => [check('merchant_invites_role_ck', sql`${t.role} IN ('owner', 'developer', 'accountant')`)],
 );

@@ -79,7 +79,12 @@ export const webhookSubscriptions = pgTable(
     /** Event types, e.g. ["order.expired", "payout.sent"]. */
     events: jsonb('events').$type<string[]>().notNull(),
     enabled: boolean('enabled').notNull().default(true),
+    /**
+     * The mode of the key that made it: a test subscription gets test (sandbox) orders' events only,
+     * a live one live events only (docs/decisions.md: modes never cross).
+     */
+    test: boolean('test').notNull().default(false),
     createdAt: createdAt(),
   },
-  (t) => [index('webhook_subscriptions_merchant_idx').on(t.merchantId)],
+  (t) => [index('webhook_subscriptions_merchant_idx').on(t.merchantId, t.test)],
 );

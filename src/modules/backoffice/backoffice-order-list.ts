@@ -3,7 +3,7 @@ import type { App } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import { CRYPTO_TYPES, FIAT_TYPES, PAYOUT_TYPES } from '../catalog/index.js';
-import type { OrderFilter } from '../orders/index.js';
+import { modeFilter, type OrderFilter } from '../orders/index.js';
 import { requirePermission } from './backoffice-session.js';
 import { type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
@@ -56,6 +56,8 @@ export function orderListPages(pages: App, services: ConsoleServices) {
       : [];
     const sort = SORTS.find((s) => s === q.sort);
     return {
+      // Test (sandbox) orders only when the operator asks for them (docs/decisions.md: modes).
+      ...modeFilter(str(q.mode)),
       ...(str(q.merchant_id) ? { merchantId: str(q.merchant_id) } : {}),
       ...(str(q.status) ? { status: str(q.status) } : {}),
       ...(str(q.direction) ? { direction: str(q.direction) } : {}),

@@ -51,9 +51,8 @@ export function methodOf(order: OrderRow): CryptoMethod {
 
 /** The coin/RUB and USDT/RUB rates a crypto credit may use, fresh or missing. */
 export async function ratesFor(rates: RatesService, ex: Executor, coin: string): Promise<CryptoRates> {
-  const [coinRub, usdtRub] = await Promise.all([
-    coin === 'USDT' ? Promise.resolve(undefined) : rates.fresh(ex, coin, 'RUB'),
-    rates.fresh(ex, 'USDT', 'RUB'),
-  ]);
+  // One after the other: `ex` may be a transaction's one client, which runs one query at a time.
+  const coinRub = coin === 'USDT' ? undefined : await rates.fresh(ex, coin, 'RUB');
+  const usdtRub = await rates.fresh(ex, 'USDT', 'RUB');
   return { coinRub, usdtRub };
 }

@@ -26,6 +26,11 @@ export interface JournalEntry {
 export interface Journal {
   kind: string;
   orderId?: string;
+  /**
+   * The journal's once-only key (docs/decisions.md: exactly once in the schema), unique per account:
+   * `<kind>:<order id>` for an order's credit or debit. A second journal with a posted key is a no-op.
+   */
+  idempotencyKey?: string;
   memo?: string;
   entries: JournalEntry[];
 }
@@ -33,12 +38,20 @@ export interface Journal {
 /** A journal whose entries do not sum to zero per currency: a bug, never a merchant error. */
 export class UnbalancedJournalError extends Error {}
 
+/** A journal whose key was posted for only some of its accounts: a bug, never a retry. */
+export class PartialJournalError extends Error {}
+
 /**
  * Posts a balanced journal (docs/decisions.md section 6: double-entry) and moves the running balances of
- * the merchant accounts in it. Call inside the transaction of the change it records.
+ * the merchant accounts in it. Call inside the transaction of the change it records. With an
+ * `idempotencyKey` already posted nothing is written (the unique index `ledger_entries_once_idx` decides,
+ * also between concurrent transactions) and the answer is `applied: false`.
  * Throws UnbalancedJournalError when the entries do not sum to zero per currency.
  */
-export async function postJournal(ex: Executor, journal: Journal): Promise<string> {
+export async function postJournal(
+  ex: Executor,
+  journal: Journal,
+): Promise<{ journalId: string; applied: boolean }> {
   const sums = new Map<string, Decimal>();
   for (const e of journal.entries) sums.set(e.currency, (sums.get(e.currency) ?? money(0)).plus(e.amount));
   for (const [currency, sum] of sums) {
@@ -57,14 +70,22 @@ export async function postJournal(ex: Executor, journal: Journal): Promise<strin
       kind: journal.kind,
       orderId: journal.orderId ?? null,
       memo: journal.memo ?? null,
+      idempotencyKey: journal.idempotencyKey ?? null,
     }));
-  if (rows.length === 0) return journalId;
-  await ex.insert(ledgerEntries).values(rows);
+  if (rows.length === 0) return { journalId, applied: true };
+  const inserted = await ex
+    .insert(ledgerEntries)
+    .values(rows)
+    .onConflictDoNothing({ target: [ledgerEntries.idempotencyKey, ledgerEntries.account] })
+    .returning({ id: ledgerEntries.id });
+  if (inserted.length === 0) return { journalId, applied: false };
+  if (inserted.length !== rows.length)
+    throw new PartialJournalError(`journal ${journal.idempotencyKey} was posted for some accounts only`);
   for (const e of journal.entries) {
     if (!e.merchantId || e.amount.isZero()) continue;
     await addToBalance(ex, e.merchantId, e.currency, { balance: e.amount });
   }
-  return journalId;
+  return { journalId, applied: true };
 }
 
 /**
@@ -158,19 +179,21 @@ export async function createHold(
 }
 
 /**
- * Ends a payout's hold: `captured` debits the balance (a balanced journal: merchant -amountAfterFee,
- * payout clearing +amount, fee revenue +fee); `released` only frees the reservation. Returns the
- * hold's amount, or undefined when the order had no active hold (never settles twice).
+ * Ends a payout's hold: `captured` debits the balance (a balanced journal keyed `payout_debit:<order>`:
+ * merchant -amountAfterFee, payout clearing +amount, fee revenue +fee); `released` only frees the
+ * reservation. A compare-and-set from `active`: returns the hold's amount, or undefined when the order
+ * had no active hold (never settles twice). `now` is the service clock's time (settled_at).
  */
 export async function settleHold(
   ex: Executor,
   orderId: string,
   outcome: 'captured' | 'released',
+  now: Date,
   debit?: { gross: Decimal; fee: Decimal },
 ): Promise<{ currency: string; amount: Decimal } | undefined> {
   const rows = await ex
     .update(holds)
-    .set({ status: outcome, settledAt: new Date() })
+    .set({ status: outcome, settledAt: now })
     .where(and(eq(holds.orderId, orderId), eq(holds.status, 'active')))
     .returning();
   const hold = rows[0];
@@ -182,6 +205,7 @@ export async function settleHold(
     await postJournal(ex, {
       kind: 'payout_debit',
       orderId,
+      idempotencyKey: `payout_debit:${orderId}`,
       entries: [
         {
           account: ACCOUNTS.merchant(hold.merchantId),
@@ -209,15 +233,18 @@ export async function activeHoldSums(ex: Executor, merchantId: string): Promise<
 
 /**
  * Ledger posting of a successful PAYIN (docs/decisions.md section 6): the merchant gets the net, fee
- * revenue the difference, and the gross comes from PAYIN clearing. Balanced per currency.
+ * revenue the difference, and the gross comes from PAYIN clearing. Balanced per currency. Keyed
+ * `payin_credit:<order>`: an order is credited once, whatever calls this twice; answers whether this
+ * call posted it.
  */
 export async function postPayinCredit(
   ex: Executor,
   credit: { merchantId: string; orderId: string; currency: string; gross: Decimal; net: Decimal },
-): Promise<void> {
-  await postJournal(ex, {
+): Promise<boolean> {
+  const { applied } = await postJournal(ex, {
     kind: 'payin_credit',
     orderId: credit.orderId,
+    idempotencyKey: `payin_credit:${credit.orderId}`,
     entries: [
       {
         account: ACCOUNTS.merchant(credit.merchantId),
@@ -229,4 +256,5 @@ export async function postPayinCredit(
       { account: ACCOUNTS.payinClearing, currency: credit.currency, amount: credit.gross.negated() },
     ],
   });
+  return applied;
 }

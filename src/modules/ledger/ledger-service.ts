@@ -81,7 +81,7 @@ export function createLedgerService(deps: { database: Database }) {
         if (amount.isNegative() && before.balance.plus(amount).minus(before.reserved).isNegative()) {
           throw new AppError('INSUFFICIENT_BALANCE');
         }
-        const journalId = await postJournal(tx, {
+        const { journalId } = await postJournal(tx, {
           kind: 'adjustment',
           memo: input.reason,
           entries: [

@@ -52,6 +52,7 @@ export {
   insertOrder,
   listQueue,
   lockOrder,
+  modeFilter,
   type NewOrderRow,
   type OrderFilter,
   type OrderPatch,

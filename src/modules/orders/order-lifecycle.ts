@@ -6,7 +6,14 @@ import { money, toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../audit/index.js';
 import { postPayinCredit, settleHold } from '../ledger/index.js';
 import type { OrderRow } from './order-view.js';
-import { insertOrderEvents, type OrderPatch, writeExpired, writeStatus } from './orders-repository.js';
+import {
+  findOrderById,
+  insertOrderEvents,
+  type OrderPatch,
+  type StatusChange,
+  writeExpired,
+  writeStatus,
+} from './orders-repository.js';
 
 /** Who moved an order and why (the order timeline; docs/decisions.md section 5). */
 export interface TransitionContext {
@@ -73,6 +80,49 @@ export interface Expired {
 }
 
 /**
+ * The compare-and-set of a move: the order changes only while its status is still the one the caller
+ * read (docs/decisions.md: exactly once in the schema). ORDER_STATE_CONFLICT when another move got
+ * there first (nothing is written then), ORDER_NOT_FOUND when the order is gone.
+ */
+async function moveStatus(
+  ex: Executor,
+  order: OrderRow,
+  ctx: TransitionContext,
+  change: StatusChange,
+): Promise<OrderRow> {
+  const updated = await writeStatus(ex, order.id, order.status, change, ctx.now);
+  if (updated) return updated;
+  throw new AppError((await findOrderById(ex, order.id)) ? 'ORDER_STATE_CONFLICT' : 'ORDER_NOT_FOUND');
+}
+
+/**
+ * The ledger side of a move to success, after its compare-and-set: a PAYIN's credit (`credit`), or a
+ * payout's captured hold (the debit). A sandbox order posts nothing. Either is keyed once per order in
+ * the ledger, so that even a caller without the order's lock cannot move money twice: a key already
+ * posted, or no active hold, is ORDER_STATE_CONFLICT. The hold is the order's amountAfterFee
+ * (payouts-service.ts), the figure the move already fixed on the order.
+ */
+async function postSuccessMoney(
+  ex: Executor,
+  order: OrderRow,
+  credit: PayinCredit | undefined,
+  now: Date,
+): Promise<OrderRow> {
+  if (order.test) return order;
+  if (credit) {
+    const applied = await postPayinCredit(ex, { merchantId: order.merchantId, orderId: order.id, ...credit });
+    if (!applied) throw new AppError('ORDER_STATE_CONFLICT');
+    return order;
+  }
+  const captured = await settleHold(ex, order.id, 'captured', now, {
+    gross: money(order.amount),
+    fee: money(order.fee),
+  });
+  if (!captured) throw new AppError('ORDER_STATE_CONFLICT');
+  return order;
+}
+
+/**
  * The state machine of an order (docs/decisions.md section 5): pending -> success | error, and
  * error -> success for an operator-confirmed late payment. The ONLY code that changes an order's
  * status: each move writes the order, its timeline event, its ledger entries (with what was
@@ -126,22 +176,13 @@ export function createOrderLifecycle(deps: {
           { field: 'reason', problem: 'is required to confirm a failed order' },
         ]);
       }
-      let credited: { currency: string; amount: Decimal };
-      if (order.method === 'payout') {
-        // A payout's success debits its hold: amountAfterFee leaves the balance (docs/decisions.md section 6).
-        // A sandbox payout held nothing: what it would debit is recorded, the ledger is untouched.
-        const captured = order.test
-          ? { currency: order.currency, amount: money(order.amountAfterFee) }
-          : await settleHold(ex, order.id, 'captured', { gross: money(order.amount), fee: money(order.fee) });
-        if (!captured) throw new AppError('ORDER_STATE_CONFLICT');
-        credited = { currency: captured.currency, amount: captured.amount.negated() };
-      } else {
-        const credit = options.credit ?? fiatCredit(order);
-        if (!order.test)
-          await postPayinCredit(ex, { merchantId: order.merchantId, orderId: order.id, ...credit });
-        credited = { currency: credit.currency, amount: credit.net };
-      }
-      const updated = await writeStatus(ex, order.id, {
+      const credit = order.method === 'payout' ? undefined : (options.credit ?? fiatCredit(order));
+      // A payout's success debits its hold: amountAfterFee leaves the balance (docs/decisions.md section 6).
+      const credited = credit
+        ? { currency: credit.currency, amount: credit.net }
+        : { currency: order.currency, amount: money(order.amountAfterFee).negated() };
+      // The compare-and-set comes first: a move that lost its race writes nothing at all.
+      let updated = await moveStatus(ex, order, ctx, {
         ...options.patch,
         status: 'success',
         statusReason: ctx.reason ?? null,
@@ -149,7 +190,7 @@ export function createOrderLifecycle(deps: {
         creditedCurrency: credited.currency,
         creditedAmount: toDbAmount(credited.amount),
       });
-      if (!updated) throw new AppError('ORDER_NOT_FOUND');
+      updated = await postSuccessMoney(ex, updated, credit, ctx.now);
       await insertOrderEvents(ex, [
         {
           orderId: order.id,
@@ -170,13 +211,12 @@ export function createOrderLifecycle(deps: {
     /** Moves a locked pending order to `error` (a payout's hold is released). ORDER_STATE_CONFLICT otherwise. */
     async fail(ex: Executor, order: OrderRow, ctx: TransitionContext) {
       if (order.status !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
-      if (order.method === 'payout' && !order.test) await settleHold(ex, order.id, 'released');
-      const updated = await writeStatus(ex, order.id, {
+      const updated = await moveStatus(ex, order, ctx, {
         status: 'error',
         statusReason: ctx.reason ?? null,
         finishedAt: ctx.now,
       });
-      if (!updated) throw new AppError('ORDER_NOT_FOUND');
+      if (order.method === 'payout' && !order.test) await settleHold(ex, order.id, 'released', ctx.now);
       await insertOrderEvents(ex, [
         { orderId: order.id, fromStatus: 'pending', toStatus: 'error', actor: ctx.actor, reason: ctx.reason },
       ]);

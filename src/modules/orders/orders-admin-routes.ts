@@ -9,7 +9,7 @@ import {
   AdminOrderListSchema,
   AdminOrderSchema,
 } from './orders-admin-schemas.js';
-import type { OrderFilter } from './orders-repository.js';
+import { modeFilter, type OrderFilter } from './orders-repository.js';
 import type { OrdersService } from './orders-service.js';
 
 const AdminOrderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -35,13 +35,19 @@ export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; uploa
           to: Type.Optional(Type.String({ description: 'UTC YYYY-MM-DD[ HH:MM:SS], exclusive' })),
           page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000, default: 1 })),
           size: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
+          mode: Type.Optional(
+            Type.Union([Type.Literal('live'), Type.Literal('test'), Type.Literal('all')], {
+              description:
+                'live (default): live orders only; test: sandbox orders only (made with a test key); all: both',
+            }),
+          ),
         }),
         response: { 200: Envelope(AdminOrderListSchema), ...errorResponses },
       },
     },
     async (request) => {
       const q = request.query;
-      const filter: OrderFilter = {};
+      const filter: OrderFilter = { ...modeFilter(q.mode) };
       if (q.merchant_id) filter.merchantId = q.merchant_id;
       if (q.order_id) filter.externalId = q.order_id;
       if (q.status) filter.status = q.status;

@@ -144,17 +144,24 @@ export type StatusChange = Pick<NewOrderRow, 'status' | 'statusReason' | 'finish
   Partial<Pick<NewOrderRow, 'creditedCurrency' | 'creditedAmount'>> &
   OrderPatch;
 
-/** Writes a transition of one order (order-lifecycle.ts only). */
+/**
+ * Writes a transition of one order (order-lifecycle.ts only) as a compare-and-set: the row changes
+ * only while its status is still `from` (docs/decisions.md: exactly once in the schema). Answers the
+ * order as written, or undefined when it was not in `from` any more (the caller's ORDER_STATE_CONFLICT).
+ * `now` is the service clock's time of the move (updated_at).
+ */
 export async function writeStatus(
   ex: Executor,
   id: string,
+  from: OrderRow['status'],
   change: StatusChange,
+  now: Date,
 ): Promise<OrderRow | undefined> {
   return (
     await ex
       .update(orders)
-      .set({ ...change, updatedAt: new Date() })
-      .where(eq(orders.id, id))
+      .set({ ...change, updatedAt: now })
+      .where(and(eq(orders.id, id), eq(orders.status, from)))
       .returning()
   )[0];
 }
@@ -175,7 +182,7 @@ export async function writeExpired(ex: Executor, now: Date, limit: number): Prom
   return ex
     .update(orders)
     .set({ status: 'error', statusReason: 'expired', finishedAt: now, updatedAt: now })
-    .where(sql`${orders.id} IN ${due}`)
+    .where(and(sql`${orders.id} IN ${due}`, eq(orders.status, 'pending')))
     .returning();
 }
 
@@ -248,6 +255,15 @@ export interface OrderFilter {
   sort?: 'created_desc' | 'created_asc' | 'amount_desc' | 'amount_asc';
   /** Only sandbox (true) or only live (false) orders; both when undefined (issue 21 section 2). */
   test?: boolean;
+}
+
+/**
+ * The mode part of an operator's order filter (docs/decisions.md: modes never cross): live orders
+ * unless the operator asks for `test` (sandbox orders only) or `all`; anything else is live.
+ */
+export function modeFilter(mode: string | undefined): Pick<OrderFilter, 'test'> {
+  if (mode === 'all') return {};
+  return { test: mode === 'test' };
 }
 
 function searchSql(text: string | undefined, alsoIds: readonly string[] = []): SQL | undefined {

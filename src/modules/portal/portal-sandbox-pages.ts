@@ -29,7 +29,7 @@ export function portalSandboxPages(pages: App, deps: { portal: PortalService }) 
     const q = request.query as Form;
     const sandbox = q.mode === 'test';
     const [subscriptions, deliveries] = await Promise.all([
-      portal.subscriptions.list(user),
+      portal.subscriptions.list(user, sandbox),
       portal.subscriptions.deliveries(user, sandbox),
     ]);
     return renderPortal(request, reply, 'events.eta', {
@@ -44,28 +44,40 @@ export function portalSandboxPages(pages: App, deps: { portal: PortalService }) 
     const form = request.body as Form;
     checkPortalCsrf(request, form._csrf);
     const user = requireRole(request, 'owner', 'developer');
+    const sandbox = form.mode === 'test';
     await portal.subscriptions.subscribe(
       user,
+      sandbox,
       // One checkbox name per event type (`ev_<type>=on`): form fields never repeat (src/lib/form-fields.ts).
       { url: String(form.url ?? ''), events: EVENT_TYPES.filter((e) => form[`ev_${e}`] === 'on') },
       request.ip,
     );
-    return reply.redirect('/portal/events?msg=subscribed', 303);
+    return reply.redirect(`/portal/events?msg=subscribed${modeQuery(sandbox)}`, 303);
   });
 
   pages.post('/portal/events/:id/delete', async (request, reply) => {
     const form = request.body as Form;
     checkPortalCsrf(request, form._csrf);
     const user = requireRole(request, 'owner', 'developer');
-    await portal.subscriptions.remove(user, (request.params as { id: string }).id);
-    return reply.redirect('/portal/events?msg=deleted', 303);
+    const sandbox = form.mode === 'test';
+    await portal.subscriptions.remove(user, sandbox, (request.params as { id: string }).id);
+    return reply.redirect(`/portal/events?msg=deleted${modeQuery(sandbox)}`, 303);
   });
 
   pages.post('/portal/events/:id/test', async (request, reply) => {
     const form = request.body as Form;
     checkPortalCsrf(request, form._csrf);
     const user = requireRole(request, 'owner', 'developer');
-    await portal.subscriptions.sendTest(user, (request.params as { id: string }).id, form.type || undefined);
-    return reply.redirect('/portal/events?msg=test_sent', 303);
+    const sandbox = form.mode === 'test';
+    await portal.subscriptions.sendTest(
+      user,
+      sandbox,
+      (request.params as { id: string }).id,
+      form.type || undefined,
+    );
+    return reply.redirect(`/portal/events?msg=test_sent${modeQuery(sandbox)}`, 303);
   });
 }
+
+/** The events page's mode in a redirect: the test subscriptions' page stays on test. */
+const modeQuery = (sandbox: boolean) => (sandbox ? '&mode=test' : '');

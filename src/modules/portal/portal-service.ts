@@ -213,14 +213,18 @@ export function createPortalService(deps: {
     issueTestKey: (user: PortalUser, ip: string) =>
       deps.merchants.rotateKey(user.merchantId, actorOf(user, ip), 0, 'test'),
 
-    /** Event subscriptions (issue 21 section 3), as the signed API manages them. */
+    /**
+     * Event subscriptions as the signed API manages them, one mode at a time (`sandbox`: the test
+     * subscriptions, which get test orders' events only; docs/api.md "Event subscriptions").
+     */
     subscriptions: {
-      list: (user: PortalUser) => deps.subscriptions.list(user.merchantId),
-      subscribe: (user: PortalUser, input: { url: string; events: string[] }, ip: string) =>
-        deps.subscriptions.subscribe(user.merchantId, input, ip),
-      remove: (user: PortalUser, id: string) => deps.subscriptions.remove(user.merchantId, id),
-      sendTest: (user: PortalUser, id: string, type: string | undefined) =>
-        deps.subscriptions.sendTest(user.merchantId, id, type),
+      list: (user: PortalUser, sandbox: boolean) => deps.subscriptions.list(user.merchantId, sandbox),
+      subscribe: (user: PortalUser, sandbox: boolean, input: { url: string; events: string[] }, ip: string) =>
+        deps.subscriptions.subscribe(user.merchantId, sandbox, input, ip),
+      remove: (user: PortalUser, sandbox: boolean, id: string) =>
+        deps.subscriptions.remove(user.merchantId, sandbox, id),
+      sendTest: (user: PortalUser, sandbox: boolean, id: string, type: string | undefined) =>
+        deps.subscriptions.sendTest(user.merchantId, id, type, sandbox),
       deliveries: (user: PortalUser, sandbox: boolean) =>
         deps.subscriptions.deliveries(user.merchantId, { limit: 50 }, sandbox),
     },

@@ -94,6 +94,8 @@ export const PORTAL_TEXTS = {
     testBadge: 'TEST',
     payouts: 'Payouts',
     testData: 'Test data',
+    testSubscriptionsHint:
+      'Test subscriptions get the events of test orders only (made with the test key); live events never reach them.',
     liveData: 'Live data',
     sandbox: 'Sandbox',
     sandboxHint:
@@ -237,6 +239,8 @@ export const PORTAL_TEXTS = {
     testBadge: 'ТЕСТ',
     payouts: 'Выплаты',
     testData: 'Тестовые данные',
+    testSubscriptionsHint:
+      'Тестовые подписки получают события только тестовых заказов (созданных тестовым ключом); боевые события до них не доходят.',
     liveData: 'Боевые данные',
     sandbox: 'Песочница',
     sandboxHint:

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { type App, errorResponses, MerchantHeaders } from '../../http/schemas.js';
 import { merchantOf } from '../auth/index.js';
 import type { EventSubscriptions } from './event-subscriptions.js';
@@ -11,15 +11,22 @@ const Subscription = Type.Object({
   url: Type.String(),
   events: Type.Array(EventType),
   enabled: Type.Boolean(),
+  test: Type.Boolean({
+    description: "The key's mode that made it: true gets test orders' events only, false live ones only",
+  }),
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
 });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+/** Whether the request was signed with a test key (the mode every answer here is scoped to). */
+const testKey = (request: FastifyRequest): boolean => merchantOf(request).test === true;
 const ok = <T extends Parameters<typeof Type.Object>[0]>(fields: T) =>
   Type.Object({ success: Type.Literal(true), ...fields });
 
 /**
  * Event subscriptions of the signed merchant API (issue 21 section 3): create, list, delete, send a
- * test event, and read the delivery log. Signed like every merchant call; scoped to the caller.
+ * test event, and read the delivery log. Signed like every merchant call; scoped to the caller and to
+ * the key's mode: a test key sees and changes test subscriptions only, a live key live ones only
+ * (docs/api.md "Event subscriptions").
  */
 export function eventSubscriptionsRoutes(
   app: App,
@@ -49,7 +56,7 @@ export function eventSubscriptionsRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: await subscriptions.subscribe(merchantOf(request).id, request.body, request.ip),
+      data: await subscriptions.subscribe(merchantOf(request).id, testKey(request), request.body, request.ip),
     }),
   );
 
@@ -63,7 +70,10 @@ export function eventSubscriptionsRoutes(
         response: { 200: ok({ data: Type.Array(Subscription) }), ...errorResponses },
       },
     },
-    async (request) => ({ success: true as const, data: await subscriptions.list(merchantOf(request).id) }),
+    async (request) => ({
+      success: true as const,
+      data: await subscriptions.list(merchantOf(request).id, testKey(request)),
+    }),
   );
 
   app.delete(
@@ -82,7 +92,7 @@ export function eventSubscriptionsRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: await subscriptions.remove(merchantOf(request).id, request.params.id),
+      data: await subscriptions.remove(merchantOf(request).id, testKey(request), request.params.id),
     }),
   );
 
@@ -107,7 +117,7 @@ export function eventSubscriptionsRoutes(
         merchantOf(request).id,
         request.params.id,
         request.body?.type,
-        merchantOf(request).test === true,
+        testKey(request),
       ),
     }),
   );
@@ -129,11 +139,7 @@ export function eventSubscriptionsRoutes(
     },
     async (request) => ({
       success: true as const,
-      data: await subscriptions.deliveries(
-        merchantOf(request).id,
-        request.query,
-        merchantOf(request).test === true,
-      ),
+      data: await subscriptions.deliveries(merchantOf(request).id, request.query, testKey(request)),
     }),
   );
 }

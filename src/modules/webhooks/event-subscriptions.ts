@@ -27,12 +27,13 @@ function subscriptionView(s: SubscriptionRow) {
     // Stored only after isEventType accepted each one.
     events: s.events as EventType[],
     enabled: s.enabled,
+    test: s.test,
     created_at: s.createdAt.toISOString(),
   };
 }
 
 /**
- * Event subscriptions (issue 21 section 3): a merchant's endpoints for the events of EVENT_TYPES,
+ * Event subscriptions (docs/api.md "Event subscriptions"): a merchant's endpoints for the events of EVENT_TYPES,
  * delivered through the success webhook's outbox (same signing with the merchant's key, same
  * durable retry schedule, same attempt log). `orderObject` is the order as `GET /merchant/order`
  * shows it.
@@ -58,7 +59,9 @@ export function createEventSubscriptions(deps: {
   ): Promise<string[]> {
     const ids: string[] = [];
     for (const s of subs) {
-      if (!s.events.includes(type)) continue;
+      // Modes never cross (docs/decisions.md: modes): a test order's event reaches test
+      // subscriptions only, a live one live subscriptions only.
+      if (!s.events.includes(type) || s.test !== test) continue;
       const id = randomUUID();
       const row = await insertDelivery(ex, {
         orderId: order?.id ?? null,
@@ -134,9 +137,9 @@ export function createEventSubscriptions(deps: {
     return { url, events: [...new Set(input.events as EventType[])] };
   }
 
-  async function own(merchantId: string, id: string): Promise<SubscriptionRow> {
+  async function own(merchantId: string, test: boolean, id: string): Promise<SubscriptionRow> {
     const found = isUuid(id)
-      ? (await merchantSubscriptions(db, merchantId)).find((s) => s.id === id)
+      ? (await merchantSubscriptions(db, merchantId, test)).find((s) => s.id === id)
       : undefined;
     if (!found) throw new AppError('NOT_FOUND');
     return found;
@@ -146,13 +149,16 @@ export function createEventSubscriptions(deps: {
     onMoves,
     emit,
 
-    /** `POST /merchant/webhooks/subscriptions`: VALIDATION_ERROR naming `url` or `events`; at most MAX_SUBSCRIPTIONS. */
-    async subscribe(merchantId: string, input: { url: string; events: string[] }, ip: string) {
+    /**
+     * `POST /merchant/webhooks/subscriptions`: a subscription of the key's mode (`test`: it gets test
+     * orders' events only). VALIDATION_ERROR naming `url` or `events`; at most MAX_SUBSCRIPTIONS per mode.
+     */
+    async subscribe(merchantId: string, test: boolean, input: { url: string; events: string[] }, ip: string) {
       const checked = checkInput(input);
       return db.transaction(async (tx) => {
-        if ((await merchantSubscriptions(tx, merchantId)).length >= MAX_SUBSCRIPTIONS)
+        if ((await merchantSubscriptions(tx, merchantId, test)).length >= MAX_SUBSCRIPTIONS)
           throw invalidField('url', `at most ${MAX_SUBSCRIPTIONS} subscriptions; delete one first`);
-        const row = await insertSubscription(tx, { merchantId, ...checked });
+        const row = await insertSubscription(tx, { merchantId, test, ...checked });
         await writeAudit(
           tx,
           { name: `merchant:${merchantId}`, ip },
@@ -160,20 +166,25 @@ export function createEventSubscriptions(deps: {
             action: 'webhook.subscribe',
             targetType: 'merchant',
             targetId: merchantId,
-            after: { id: row.id, url: row.url, events: row.events },
+            after: { id: row.id, url: row.url, events: row.events, test },
           },
         );
         return subscriptionView(row);
       });
     },
 
-    async list(merchantId: string) {
-      return (await merchantSubscriptions(db, merchantId)).map(subscriptionView);
+    /** The merchant's subscriptions of one mode (`test`), oldest first. */
+    async list(merchantId: string, test: boolean) {
+      return (await merchantSubscriptions(db, merchantId, test)).map(subscriptionView);
     },
 
-    /** NOT_FOUND for another merchant's subscription (never told apart from a missing one). */
-    async remove(merchantId: string, id: string) {
-      if (!isUuid(id) || !(await deleteSubscription(db, merchantId, id))) throw new AppError('NOT_FOUND');
+    /**
+     * NOT_FOUND for another merchant's subscription or one of the other mode (never told apart from
+     * a missing one).
+     */
+    async remove(merchantId: string, test: boolean, id: string) {
+      if (!isUuid(id) || !(await deleteSubscription(db, merchantId, test, id)))
+        throw new AppError('NOT_FOUND');
       return { id, deleted: true as const };
     },
 
@@ -181,8 +192,8 @@ export function createEventSubscriptions(deps: {
      * `POST /merchant/webhooks/subscriptions/{id}/test`: one event of `type` (default the first the
      * subscription names) with `"test": true` and an example order, delivered like the real ones.
      */
-    async sendTest(merchantId: string, id: string, type?: string, sandbox = false) {
-      const sub = await own(merchantId, id);
+    async sendTest(merchantId: string, id: string, type: string | undefined, sandbox: boolean) {
+      const sub = await own(merchantId, sandbox, id);
       const chosen = type ?? sub.events[0];
       if (!isEventType(chosen)) throw invalidField('type', `one of ${EVENT_TYPES.join(', ')}`);
       const at = new Date(clock.now());

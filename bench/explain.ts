@@ -1,7 +1,7 @@
 /**
  * `npm run bench:explain` (issue 18): where PostgreSQL spends a createOrder and a GET order. Seeds a
- * fresh database (BENCH_DATABASE_URL, default the local test server) with 50 requisites and
- * BENCH_ORDERS (default 20,000) orders through the service, records the statements of one more
+ * fresh database (BENCH_DATABASE_URL, default the local test server) with BENCH_REQUISITES (default
+ * 50) requisites and BENCH_ORDERS (default 20,000) orders through the service, records the statements of one more
  * createOrder and of the two GET lookups, and prints `EXPLAIN (ANALYZE, BUFFERS)` of each (writes
  * rolled back).
  */
@@ -13,6 +13,7 @@ import { addRequisite, createMerchant, sign } from '../test/helpers/merchant-cli
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20_000);
+const REQUISITES = Number(process.env.BENCH_REQUISITES ?? 50);
 
 const admin = new pg.Client({ connectionString: BASE_URL });
 await admin.connect();
@@ -30,7 +31,7 @@ await app.ready();
 const client = new pg.Client({ connectionString: url.toString() });
 try {
   const merchant = await createMerchant(app);
-  for (let i = 0; i < 50; i++) await addRequisite(app, { kind: 'phone', currency: 'RUB' });
+  for (let i = 0; i < REQUISITES; i++) await addRequisite(app, { kind: 'phone', currency: 'RUB' });
   const create = (n: number) => {
     const body = JSON.stringify({
       merchant_id: merchant.id,
@@ -64,7 +65,7 @@ try {
   recording = undefined;
   await client.connect();
   await client.query('ANALYZE');
-  console.log(`${ORDERS} orders on 50 requisites; ${statements.length} statements on the path:\n`);
+  console.log(`${ORDERS} orders on ${REQUISITES} requisites; ${statements.length} statements on the path:\n`);
   for (const { query, params } of statements) {
     const writes = /^\s*(insert|update|delete)/i.test(query);
     await client.query('BEGIN');

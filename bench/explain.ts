@@ -67,7 +67,7 @@ try {
   await client.query('ANALYZE');
   console.log(`${ORDERS} orders on ${REQUISITES} requisites; ${statements.length} statements on the path:\n`);
   for (const { query, params } of statements) {
-    const writes = /^\s*(insert|update|delete)/i.test(query);
+    const writes = /^\s*(insert|update|delete|with)/i.test(query);
     await client.query('BEGIN');
     // The recorded insert ran already: the same again with another id and order_id.
     const fresh = writes

@@ -12,6 +12,7 @@ export {
   parseCreateOrder,
 } from './create-order-command.js';
 export { callbackUrl, checkLimits } from './create-order-input.js';
+export { disableAfterExpiredStreak } from './expired-streak.js';
 export {
   type NewOrderDraft,
   type NewOrderFigures,
@@ -68,5 +69,5 @@ export {
   type OrdersService,
 } from './orders-service.js';
 export { ReportsSchema } from './reports-schemas.js';
-export { createClaim, disableAfterExpiredStreak, requisiteLoads } from './requisite-claim.js';
+export { createClaim, requisiteLoads } from './requisite-claim.js';
 export { SANDBOX_HOLDER, sandboxDepositAddress, sandboxPaymentDetails } from './sandbox-details.js';

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, getTableColumns, gte, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/database.js';
 import { orderEvents, orders } from '../../db/tables/orders.js';
-import type { OrderRow } from './order-view.js';
+import { ORDER_INFO_COLUMNS, type OrderInfoRow, type OrderRow } from './order-view.js';
 
 /** A new order row as the pure builders make it (new-order.ts). */
 export type NewOrderRow = typeof orders.$inferInsert;
@@ -82,21 +82,25 @@ export async function lockOrder(ex: Executor, id: string): Promise<OrderRow | un
   return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1).for('update'))[0];
 }
 
-/**
- * The merchant read path's lookups, each one round trip and a named prepared statement (parsed and
- * planned once per connection): an order by internal id, or by a merchant's external id. Bound to
- * `db`, not usable inside a transaction.
- */
-export function orderReads(db: Db) {
-  const byId = db
-    .select()
-    .from(orders)
+/** An order lookup's two ways: by internal id, by a merchant's external id in one mode. */
+export interface OrderLookups<T> {
+  byId(id: string): Promise<T | undefined>;
+  /** The merchant's order of this external id in one mode (sandbox or live). */
+  byExternalId(merchantId: string, externalId: string, test: boolean): Promise<T | undefined>;
+}
+
+/** The columns of ORDER_INFO_COLUMNS, as a select list. */
+const infoFields = Object.fromEntries(ORDER_INFO_COLUMNS.map((k) => [k, orders[k]])) as {
+  [K in (typeof ORDER_INFO_COLUMNS)[number]]: (typeof orders)[K];
+};
+
+function lookups<T>(db: Db, fields: typeof infoFields | undefined, name: string): OrderLookups<T> {
+  const from = () => (fields ? db.select(fields).from(orders) : db.select().from(orders));
+  const byId = from()
     .where(eq(orders.id, sql.placeholder('id')))
     .limit(1)
-    .prepare('order_by_id');
-  const byExternalId = db
-    .select()
-    .from(orders)
+    .prepare(`${name}_by_id`);
+  const byExternalId = from()
     .where(
       and(
         eq(orders.merchantId, sql.placeholder('merchantId')),
@@ -105,15 +109,24 @@ export function orderReads(db: Db) {
       ),
     )
     .limit(1)
-    .prepare('order_by_external_id');
+    .prepare(`${name}_by_external_id`);
   return {
-    byId: async (id: string): Promise<OrderRow | undefined> => (await byId.execute({ id }))[0],
-    /** The merchant's order of this external id in one mode (sandbox or live). */
-    byExternalId: async (
-      merchantId: string,
-      externalId: string,
-      test: boolean,
-    ): Promise<OrderRow | undefined> => (await byExternalId.execute({ merchantId, externalId, test }))[0],
+    byId: async (id) => (await byId.execute({ id }))[0] as T | undefined,
+    byExternalId: async (merchantId, externalId, test) =>
+      (await byExternalId.execute({ merchantId, externalId, test }))[0] as T | undefined,
+  };
+}
+
+/**
+ * The merchant read path's lookups, each one round trip and a named prepared statement (parsed and
+ * planned once per connection): an order by internal id, or by a merchant's external id; `full`
+ * reads every column, `info` only those the merchant's answer shows (ORDER_INFO_COLUMNS). Bound to
+ * `db`, not usable inside a transaction.
+ */
+export function orderReads(db: Db): { full: OrderLookups<OrderRow>; info: OrderLookups<OrderInfoRow> } {
+  return {
+    full: lookups<OrderRow>(db, undefined, 'order'),
+    info: lookups<OrderInfoRow>(db, infoFields, 'order_info'),
   };
 }
 

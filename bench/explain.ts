@@ -1,9 +1,10 @@
 /**
  * `npm run bench:explain` (issue 18): where PostgreSQL spends a createOrder and a GET order. Seeds a
- * fresh database (BENCH_DATABASE_URL, default the local test server) with 50 requisites and
- * BENCH_ORDERS (default 20,000) orders through the service, records the statements of one more
+ * fresh database (BENCH_DATABASE_URL, default the local test server) with BENCH_REQUISITES (default
+ * 50) requisites and BENCH_ORDERS (default 20,000) orders through the service, records the statements of one more
  * createOrder and of the two GET lookups, and prints `EXPLAIN (ANALYZE, BUFFERS)` of each (writes
- * rolled back).
+ * rolled back), BENCH_EXPLAIN_RUNS (default 3) times each: the first run's time and buffers, then
+ * the steady state's.
  */
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
@@ -13,6 +14,9 @@ import { addRequisite, createMerchant, sign } from '../test/helpers/merchant-cli
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20_000);
+const REQUISITES = Number(process.env.BENCH_REQUISITES ?? 50);
+/** How many times each statement is explained (the last plan is printed). */
+const RUNS = Number(process.env.BENCH_EXPLAIN_RUNS ?? 3);
 
 const admin = new pg.Client({ connectionString: BASE_URL });
 await admin.connect();
@@ -30,7 +34,7 @@ await app.ready();
 const client = new pg.Client({ connectionString: url.toString() });
 try {
   const merchant = await createMerchant(app);
-  for (let i = 0; i < 50; i++) await addRequisite(app, { kind: 'phone', currency: 'RUB' });
+  for (let i = 0; i < REQUISITES; i++) await addRequisite(app, { kind: 'phone', currency: 'RUB' });
   const create = (n: number) => {
     const body = JSON.stringify({
       merchant_id: merchant.id,
@@ -64,18 +68,29 @@ try {
   recording = undefined;
   await client.connect();
   await client.query('ANALYZE');
-  console.log(`${ORDERS} orders on 50 requisites; ${statements.length} statements on the path:\n`);
+  console.log(`${ORDERS} orders on ${REQUISITES} requisites; ${statements.length} statements on the path:\n`);
   for (const { query, params } of statements) {
-    const writes = /^\s*(insert|update|delete)/i.test(query);
-    await client.query('BEGIN');
+    const writes = /^\s*(insert|update|delete|with)/i.test(query);
     // The recorded insert ran already: the same again with another id and order_id.
     const fresh = writes
       ? params.map((p) => (p === created.id ? `${p}0` : p === `e-${ORDERS + 1}` ? 'e-explain' : p))
       : params;
-    const plan = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${query}`, fresh);
-    await client.query(writes ? 'ROLLBACK' : 'COMMIT');
+    // Run RUNS times (writes rolled back): the first pays for hint bits and pages the load left
+    // behind, the last shows the steady state; the plan printed is the last one's.
+    const times: string[] = [];
+    let plan: string[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      await client.query('BEGIN');
+      const res = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${query}`, fresh);
+      await client.query(writes ? 'ROLLBACK' : 'COMMIT');
+      plan = res.rows.map((r) => r['QUERY PLAN']);
+      const buffers = plan.find((l) => l.trim().startsWith('Buffers:'))?.trim() ?? '';
+      const time = plan.find((l) => l.startsWith('Execution Time'))?.replace('Execution Time: ', '') ?? '';
+      times.push(`${time} (${buffers})`);
+    }
     console.log(`-- ${query.slice(0, 160).replace(/\s+/g, ' ')}${query.length > 160 ? ' ...' : ''}`);
-    for (const row of plan.rows) console.log(`   ${row['QUERY PLAN']}`);
+    console.log(`   runs: ${times.join('; ')}`);
+    for (const line of plan) console.log(`   ${line}`);
     console.log('');
   }
 } finally {

@@ -7,7 +7,10 @@
  * BENCH_ROUNDS (default 3) times and reported by their median. The service runs compiled (`npm run
  * bench` builds). Loads are shaped like merchants' (bench/requests.ts): new orders with new bodies and
  * signatures, reads of many distinct orders by internal id and by order_id, and the same client work
- * for the bare baseline routes.
+ * for the bare baseline routes. The service's pool grows between series: BENCH_POOLS (default
+ * 50,500,5000 requisites) each measured at every level, so the table shows whether createOrder's cost
+ * grows with the pool. BENCH_QUICK=1 is a short run for iterating (2 s, one round, 64 connections,
+ * no PGlite, no webhooks) unless the other variables say otherwise.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -27,13 +30,16 @@ import {
 } from './requests.js';
 import { benchWebhooks } from './webhooks.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const LEVELS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(Number);
+const QUICK = ['1', 'true'].includes(process.env.BENCH_QUICK ?? '');
+const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 2 : 5));
+const LEVELS = (process.env.BENCH_CONNECTIONS ?? (QUICK ? '64' : '1,16,64')).split(',').map(Number);
+/** The pool sizes measured, requisites of the one currency and kind the load asks for. */
+const POOLS = (process.env.BENCH_POOLS ?? '50,500,5000').split(',').map(Number);
 const TOP = Math.max(...LEVELS);
 /** The levels the targets are judged at (issue 18): 16 connections and up. */
 const JUDGED = Math.min(16, TOP);
-const WITH_PGLITE = process.env.BENCH_PGLITE !== 'false';
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const WITH_PGLITE = process.env.BENCH_PGLITE ? process.env.BENCH_PGLITE !== 'false' : !QUICK;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ADMIN_TOKEN = `bench-admin-${randomUUID()}`;
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -176,6 +182,147 @@ async function createOrderOnce(base: string, m: BenchMerchant): Promise<string> 
   return ((await res.json()) as { id: string }).id;
 }
 
+type Results = Record<'create' | 'insert' | 'get' | 'select', Record<string, Result>>;
+const key = (pool: number, connections: number) => `${pool}:${connections}`;
+
+/**
+ * Grows the service's pool to `size` phone requisites in RUB (what the load's `sim` orders take),
+ * written straight to the table: a new requisite is never assigned, so it comes first in the claim.
+ */
+async function growPool(db: pg.Client, size: number) {
+  const { rows: have } = await db.query<{ n: string }>(
+    "SELECT count(*) AS n FROM requisites WHERE currency = 'RUB' AND kind = 'phone'",
+  );
+  const from = Number(have[0]?.n ?? 0);
+  if (from >= size) return;
+  await db.query(
+    `INSERT INTO requisites (kind, bank, address, holder_name, currency)
+     SELECT 'phone', 'Sberbank', '7' || (9100000000 + g)::text, 'Bench', 'RUB' FROM generate_series($1::int, $2::int - 1) AS g`,
+    [from, size],
+  );
+  await db.query('ANALYZE requisites');
+}
+
+/**
+ * One pool size at every level: the judged levels ROUNDS times, interleaved with their baseline, and
+ * each series kept by its median (one sample on a shared 2-core machine moved a ratio by 25 points
+ * between runs).
+ */
+async function measurePool(
+  size: number,
+  urls: { svc: string; baseline: string },
+  merchant: BenchMerchant,
+  db: pg.Client,
+  results: Results,
+  sampleRss: () => void,
+) {
+  const median = (samples: Result[]): Result =>
+    [...samples].sort((a, b) => a.rps - b.rps)[Math.floor(samples.length / 2)] as Result;
+  for (const c of LEVELS) {
+    const rounds = c >= JUDGED ? ROUNDS : 1;
+    const samples: Record<keyof Results, Result[]> = { create: [], insert: [], get: [], select: [] };
+    for (let i = 0; i < rounds; i++) {
+      samples.create.push(
+        await load(urls.svc, c, createOrderLoad(merchant, '/merchant/createOrder'), sampleRss),
+      );
+      samples.insert.push(await load(urls.baseline, c, createOrderLoad(merchant, '/insert')));
+      const targets = await readTargets(db, merchant.id);
+      samples.get.push(
+        await load(urls.svc, c, readOrderLoad(merchant, '/merchant/order/', targets), sampleRss),
+      );
+      samples.select.push(await load(urls.baseline, c, readOrderLoad(merchant, '/select/', targets)));
+    }
+    for (const k of ['create', 'insert', 'get', 'select'] as const)
+      results[k][key(size, c)] = median(samples[k]);
+  }
+}
+
+/** The PostgreSQL rows of the table, pool by pool and level by level. */
+function addPostgresRows(results: Results) {
+  for (const size of POOLS) {
+    for (const c of LEVELS) {
+      const at = key(size, c);
+      const cr = results.create[at] as Result;
+      const ins = results.insert[at] as Result;
+      const g = results.get[at] as Result;
+      const sel = results.select[at] as Result;
+      const ratio = (a: Result, b: Result) => `${Math.round((a.rps / b.rps) * 100)} %`;
+      row(
+        'PostgreSQL',
+        size,
+        c,
+        'createOrder',
+        cr.rps,
+        cr.p50,
+        cr.p99,
+        `${ins.rps} (INSERT)`,
+        ratio(cr, ins),
+        cr.errors,
+      );
+      row(
+        'PostgreSQL',
+        size,
+        c,
+        'GET order',
+        g.rps,
+        g.p50,
+        g.p99,
+        `${sel.rps} (SELECT)`,
+        ratio(g, sel),
+        g.errors,
+      );
+    }
+  }
+}
+
+/** The results table, then the targets with met / MISSED. */
+function printTables(
+  results: Results,
+  run: { peakRss: number; readyMs: number; liteReady: string; webhooksPerSecond: number | undefined },
+) {
+  const ok = (b: boolean) => (b ? 'met' : 'MISSED');
+  const pct = (a: Result, b: Result) => Math.round((a.rps / b.rps) * 100);
+  const judged = LEVELS.filter((c) => c >= JUDGED);
+  console.log(
+    `\nBench: ${SECONDS} s per measurement (median of ${ROUNDS} at ${judged.join(' and ')} connections), pools of ${POOLS.join(', ')} requisites, 2-core machine, servers and load generator in separate processes.\n`,
+  );
+  console.log(
+    '| database | requisites | connections | request | req/s | p50 ms | p99 ms | baseline req/s | ours/baseline | non-2xx |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+  console.log('\n| target | measured | |\n|---|---|---|');
+  for (const size of POOLS) {
+    for (const c of judged) {
+      const createPct = pct(results.create[key(size, c)] as Result, results.insert[key(size, c)] as Result);
+      const getPct = pct(results.get[key(size, c)] as Result, results.select[key(size, c)] as Result);
+      console.log(
+        `| ${size} requisites: createOrder >= 60 % of bare INSERT at ${c} connections | ${createPct} % | ${ok(createPct >= 60)} |`,
+      );
+      console.log(
+        `| ${size} requisites: GET order >= 80 % of bare SELECT at ${c} connections | ${getPct} % | ${ok(getPct >= 80)} |`,
+      );
+    }
+    const top = results.create[key(size, TOP)] as Result;
+    console.log(
+      `| ${size} requisites: createOrder p99 <= 40 ms at ${TOP} connections | ${top.p99} ms | ${ok(top.p99 <= 40)} |`,
+    );
+  }
+  const tops = POOLS.map((size) => (results.create[key(size, TOP)] as Result).rps);
+  const spread = Math.round(((Math.max(...tops) - Math.min(...tops)) / Math.max(...tops)) * 100);
+  console.log(
+    `| createOrder req/s of the pools within 10 % of each other at ${TOP} connections | ${tops.join(' / ')} (${spread} % apart) | ${ok(spread <= 10)} |`,
+  );
+  if (run.webhooksPerSecond !== undefined)
+    console.log(
+      `| webhooks >= 1,000 deliveries/s | ${run.webhooksPerSecond}/s | ${ok(run.webhooksPerSecond >= 1000)} |`,
+    );
+  console.log(`| RSS under load <= 200 MB (PostgreSQL) | ${run.peakRss} MB | ${ok(run.peakRss <= 200)} |`);
+  console.log(
+    `| ready <= 1 s (PostgreSQL; PGlite for reference) | ${run.readyMs} ms${run.liteReady} | ${ok(run.readyMs <= 1000)} |`,
+  );
+}
+
 const rows: string[] = [];
 const row = (...cells: Array<string | number>) => rows.push(`| ${cells.join(' | ')} |`);
 
@@ -218,69 +365,14 @@ async function main() {
     };
     const benchDb = new pg.Client({ connectionString: dbUrl });
     await benchDb.connect();
-    const results: {
-      create: Record<number, Result>;
-      insert: Record<number, Result>;
-      get: Record<number, Result>;
-      select: Record<number, Result>;
-    } = {
-      create: {},
-      insert: {},
-      get: {},
-      select: {},
-    };
-    // The level the targets are judged at is measured ROUNDS times, interleaved with its baseline,
-    // and each series reported by its median: one sample on a shared 2-core machine moved a ratio
-    // by 25 points between runs.
-    const median = (samples: Result[]): Result =>
-      [...samples].sort((a, b) => a.rps - b.rps)[Math.floor(samples.length / 2)] as Result;
-    for (const c of LEVELS) {
-      const rounds = c >= JUDGED ? ROUNDS : 1;
-      const samples: Record<keyof typeof results, Result[]> = { create: [], insert: [], get: [], select: [] };
-      for (let i = 0; i < rounds; i++) {
-        samples.create.push(
-          await load(svc.base, c, createOrderLoad(merchant, '/merchant/createOrder'), sampleRss),
-        );
-        samples.insert.push(await load(baseUrl, c, createOrderLoad(merchant, '/insert')));
-        const targets = await readTargets(benchDb, merchant.id);
-        samples.get.push(
-          await load(svc.base, c, readOrderLoad(merchant, '/merchant/order/', targets), sampleRss),
-        );
-        samples.select.push(await load(baseUrl, c, readOrderLoad(merchant, '/select/', targets)));
-      }
-      for (const key of ['create', 'insert', 'get', 'select'] as const)
-        results[key][c] = median(samples[key]);
+    const results: Results = { create: {}, insert: {}, get: {}, select: {} };
+    for (const size of POOLS) {
+      await growPool(benchDb, size);
+      await measurePool(size, { svc: svc.base, baseline: baseUrl }, merchant, benchDb, results, sampleRss);
     }
     await benchDb.end();
-    for (const c of LEVELS) {
-      const cr = results.create[c] as Result;
-      const ins = results.insert[c] as Result;
-      const g = results.get[c] as Result;
-      const s = results.select[c] as Result;
-      row(
-        'PostgreSQL',
-        c,
-        'createOrder',
-        cr.rps,
-        cr.p50,
-        cr.p99,
-        `${ins.rps} (INSERT)`,
-        `${Math.round((cr.rps / ins.rps) * 100)} %`,
-        cr.errors,
-      );
-      row(
-        'PostgreSQL',
-        c,
-        'GET order',
-        g.rps,
-        g.p50,
-        g.p99,
-        `${s.rps} (SELECT)`,
-        `${Math.round((g.rps / s.rps) * 100)} %`,
-        g.errors,
-      );
-    }
-    const wh = await benchWebhooks(5000);
+    addPostgresRows(results);
+    const wh = QUICK ? undefined : await benchWebhooks(5000);
 
     // --- PGlite, for reference -------------------------------------------------------------------
     let liteReady = '';
@@ -295,41 +387,16 @@ async function main() {
       const { data } = (await listed.json()) as { data: { orders: Array<{ id: string; order_id: string }> } };
       const liteTargets = data.orders.map((o) => ({ id: o.id, externalId: o.order_id }));
       const lg = await load(lite.base, 16, readOrderLoad(liteMerchant, '/merchant/order/', liteTargets));
-      row('PGlite', 16, 'createOrder', lc.rps, lc.p50, lc.p99, '—', '—', lc.errors);
-      row('PGlite', 16, 'GET order', lg.rps, lg.p50, lg.p99, '—', '—', lg.errors);
+      row('PGlite', 50, 16, 'createOrder', lc.rps, lc.p50, lc.p99, '—', '—', lc.errors);
+      row('PGlite', 50, 16, 'GET order', lg.rps, lg.p50, lg.p99, '—', '—', lg.errors);
     }
 
-    const ok = (b: boolean) => (b ? 'met' : 'MISSED');
-    const pct = (a: Result, b: Result) => Math.round((a.rps / b.rps) * 100);
-    const judged = LEVELS.filter((c) => c >= JUDGED);
-    console.log(
-      `\nBench: ${SECONDS} s per measurement (median of ${ROUNDS} at ${judged.join(' and ')} connections), 2-core machine, servers and load generator in separate processes.\n`,
-    );
-    console.log(
-      '| database | connections | request | req/s | p50 ms | p99 ms | baseline req/s | ours/baseline | non-2xx |',
-    );
-    console.log('|---|---|---|---|---|---|---|---|---|');
-    for (const r of rows) console.log(r);
-    console.log('\n| target | measured | |\n|---|---|---|');
-    for (const c of judged) {
-      const create = results.create[c] as Result;
-      const get = results.get[c] as Result;
-      const createPct = pct(create, results.insert[c] as Result);
-      const getPct = pct(get, results.select[c] as Result);
-      console.log(
-        `| createOrder >= 60 % of bare INSERT at ${c} connections | ${createPct} % | ${ok(createPct >= 60)} |`,
-      );
-      console.log(
-        `| GET order >= 80 % of bare SELECT at ${c} connections | ${getPct} % | ${ok(getPct >= 80)} |`,
-      );
-    }
-    const top = results.create[TOP] as Result;
-    console.log(`| createOrder p99 <= 40 ms at ${TOP} connections | ${top.p99} ms | ${ok(top.p99 <= 40)} |`);
-    console.log(`| webhooks >= 1,000 deliveries/s | ${wh.perSecond}/s | ${ok(wh.perSecond >= 1000)} |`);
-    console.log(`| RSS under load <= 200 MB (PostgreSQL) | ${peakRss} MB | ${ok(peakRss <= 200)} |`);
-    console.log(
-      `| ready <= 2 s (PostgreSQL; PGlite for reference) | ${svc.readyMs} ms${liteReady} | ${ok(svc.readyMs <= 2000)} |`,
-    );
+    printTables(results, {
+      peakRss,
+      readyMs: svc.readyMs,
+      liteReady,
+      webhooksPerSecond: wh?.perSecond,
+    });
   } finally {
     for (const c of children) c.kill('SIGKILL');
     await new Promise((r) => setTimeout(r, 300));

@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
 // Tables of the requisites module: only src/modules/requisites/ reads and writes them (docs/architecture.md).
@@ -33,12 +44,24 @@ export const requisites = pgTable(
      */
     pausedReason: text('paused_reason').$type<'block' | 'stale' | 'liveness'>(),
     pausedAt: ts('paused_at'),
+    /**
+     * The `orders.seq` of its latest order (0: never assigned): its place in the least recently
+     * assigned rule (docs/decisions.md section 18), set by the order that takes it, in the order's
+     * statement or transaction.
+     */
+    lastOrderSeq: bigint('last_order_seq', { mode: 'number' }).notNull().default(0),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
   },
-  // The pick's equalities (docs/decisions.md section 7); its LRU order comes from the orders.
+  // The pick reads one of these from its head: the ready requisites of a currency and kind (and
+  // bank, for a same-bank type), least recently assigned first (docs/decisions.md section 18).
   (t) => [
-    index('requisites_pick_idx').on(t.currency, t.kind),
+    index('requisites_lru_idx')
+      .on(t.currency, t.kind, t.lastOrderSeq, t.id)
+      .where(sql`enabled AND paused_reason IS NULL`),
+    index('requisites_bank_lru_idx')
+      .on(t.currency, t.kind, t.bankCode, t.lastOrderSeq, t.id)
+      .where(sql`enabled AND paused_reason IS NULL`),
     check(
       'requisites_paused_ck',
       sql`${t.pausedReason} IS NULL OR ${t.pausedReason} IN ('block', 'stale', 'liveness')`,

@@ -16,6 +16,7 @@ import { amountAfterFee, computeFee, usdtFigures } from './orders-rules.js';
 import {
   type Claim,
   firstFreeRubAmount,
+  insertAssignedOrder,
   lockRubAmounts,
   type PickInput,
   requisiteColumns,
@@ -127,7 +128,10 @@ export function createFiatPayinFlow(deps: {
           checkLimits(merchant, cmd.type, payable);
           if (cmd.currency === 'RUB') await lockRubAmounts(tx, false);
           // A pool order's amount is the offer's (docs/decisions.md section 23).
-          return insertOrder(tx, { ...rowFor(payable, payable), ...requisiteColumns(taken.requisite) });
+          return insertAssignedOrder(tx, {
+            ...rowFor(payable, payable),
+            ...requisiteColumns(taken.requisite),
+          });
         }
         const amount = cmd.amount ?? 0;
         let payable = amount;
@@ -141,7 +145,7 @@ export function createFiatPayinFlow(deps: {
         // Every candidate held, or the next one has limits: wait for it / re-check its limits.
         const requisite = await takeRequisite(tx, pick(payable));
         if (!requisite) throw new AppError('REQUISITES_NOT_FOUND');
-        return insertOrder(tx, { ...row, ...requisiteColumns(requisite) });
+        return insertAssignedOrder(tx, { ...row, ...requisiteColumns(requisite) });
       });
     } catch (err) {
       if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');

@@ -12,6 +12,7 @@ export {
   parseCreateOrder,
 } from './create-order-command.js';
 export { callbackUrl, checkLimits } from './create-order-input.js';
+export { disableAfterExpiredStreak } from './expired-streak.js';
 export {
   type NewOrderDraft,
   type NewOrderFigures,
@@ -30,6 +31,7 @@ export {
 } from './order-lifecycle.js';
 export { type OrderInfo, type OrderRow, orderInfo, remainingSeconds } from './order-view.js';
 export { ordersAdminRoutes } from './orders-admin-routes.js';
+export { listQueue, modeFilter, type OrderFilter, streamOrders } from './orders-lists.js';
 export {
   assignPayout,
   type CreditOnRequisite,
@@ -50,14 +52,10 @@ export {
   externalIdTaken,
   findOrderById,
   insertOrder,
-  listQueue,
   lockOrder,
-  modeFilter,
   type NewOrderRow,
-  type OrderFilter,
   type OrderPatch,
   patchOrder,
-  streamOrders,
 } from './orders-repository.js';
 export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';
@@ -69,5 +67,5 @@ export {
   type OrdersService,
 } from './orders-service.js';
 export { ReportsSchema } from './reports-schemas.js';
-export { createClaim, disableAfterExpiredStreak, requisiteLoads } from './requisite-claim.js';
+export { createClaim, requisiteLoads } from './requisite-claim.js';
 export { SANDBOX_HOLDER, sandboxDepositAddress, sandboxPaymentDetails } from './sandbox-details.js';

@@ -4,16 +4,54 @@ import { FORM_TYPES } from '../catalog/index.js';
 
 export type OrderRow = typeof orders.$inferSelect;
 
+/**
+ * The order columns a merchant's answer shows (createOrderAnswer, orderInfo), plus the owner and the
+ * mode the lookup checks: what `GET /merchant/order/{id}` reads, and no more.
+ */
+export const ORDER_INFO_COLUMNS = [
+  'id',
+  'merchantId',
+  'test',
+  'externalId',
+  'status',
+  'direction',
+  'method',
+  'type',
+  'currency',
+  'amount',
+  'payableAmount',
+  'cryptoAmount',
+  'usdtAmount',
+  'usdtAmountAfterFee',
+  'amountAfterFee',
+  'exchangeRate',
+  'feePercent',
+  'convertToUsdt',
+  'expiresAt',
+  'createdAt',
+  'pdAddress',
+  'pdBank',
+  'pdHolderName',
+  'pdEmv',
+  'successCallbackUrl',
+  'comment',
+  'clientId',
+  'receiptStatus',
+] as const satisfies ReadonlyArray<keyof OrderRow>;
+
+/** An order as its merchant's answer needs it (ORDER_INFO_COLUMNS). */
+export type OrderInfoRow = Pick<OrderRow, (typeof ORDER_INFO_COLUMNS)[number]>;
+
 const num = (v: string | null): number | null => (v === null ? null : toJsonAmount(v));
 
 /** Seconds until a pending order expires (never negative), or undefined for orders without a deadline. */
-export function remainingSeconds(order: OrderRow, nowMs: number): number | undefined {
+export function remainingSeconds(order: OrderInfoRow, nowMs: number): number | undefined {
   if (!order.expiresAt) return undefined;
   return Math.max(0, Math.ceil((order.expiresAt.getTime() - nowMs) / 1000));
 }
 
 /** `payment_details` of an order (docs/api.md "Order-creation response"). */
-export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
+export function paymentDetails(order: OrderInfoRow, publicBaseUrl: string) {
   const common = {
     address: order.pdAddress,
     bank: order.pdBank,
@@ -40,7 +78,7 @@ export function paymentDetails(order: OrderRow, publicBaseUrl: string) {
  * docs/decisions.md section 2 adds `direction` and `remainingSeconds`). USDT fields are null unless
  * `convertToUsdt`.
  */
-export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl: string) {
+export function createOrderAnswer(order: OrderInfoRow, nowMs: number, publicBaseUrl: string) {
   const remaining = remainingSeconds(order, nowMs);
   if (order.method === 'crypto') return cryptoAnswer(order, remaining, publicBaseUrl);
   if (order.method === 'payout') return payoutAnswer(order, publicBaseUrl);
@@ -64,7 +102,7 @@ export function createOrderAnswer(order: OrderRow, nowMs: number, publicBaseUrl:
  * The createOrder answer of a PAYOUT (docs/api.md "createOrder - PAYOUT"): `currency` RUB,
  * `amountAfterFee` = what is debited; never `usdtAmount`, `usdtAmountAfterFee`, `exchangeRate`.
  */
-function payoutAnswer(order: OrderRow, publicBaseUrl: string) {
+function payoutAnswer(order: OrderInfoRow, publicBaseUrl: string) {
   return {
     ok: true as const,
     id: order.id,
@@ -81,7 +119,7 @@ function payoutAnswer(order: OrderRow, publicBaseUrl: string) {
  * The createOrder answer of a crypto PAYIN (docs/api.md "createOrder - crypto PAYIN"): no
  * `exchangeRate`; USDT methods show the exact coin amount as `usdtAmount`.
  */
-function cryptoAnswer(order: OrderRow, remaining: number | undefined, publicBaseUrl: string) {
+function cryptoAnswer(order: OrderInfoRow, remaining: number | undefined, publicBaseUrl: string) {
   const exact = (v: string | null) => (v === null ? null : money(v).toNumber());
   const usdtCoin = order.pdBank === 'USDT';
   return {
@@ -105,7 +143,7 @@ function cryptoAnswer(order: OrderRow, remaining: number | undefined, publicBase
  * comment, client_id, remainingSeconds while pending, and the receipt status.
  */
 export function orderInfo(
-  order: OrderRow,
+  order: OrderInfoRow,
   nowMs: number,
   publicBaseUrl: string,
   receiptStatus: string | null,

@@ -9,7 +9,7 @@ import {
   AdminOrderListSchema,
   AdminOrderSchema,
 } from './orders-admin-schemas.js';
-import { modeFilter, type OrderFilter } from './orders-repository.js';
+import { modeFilter, type OrderFilter } from './orders-lists.js';
 import type { OrdersService } from './orders-service.js';
 
 const AdminOrderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });

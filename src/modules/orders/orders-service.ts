@@ -13,16 +13,14 @@ import type { CreateOrderCommand, CryptoPayinCommand, PayoutCommand } from './cr
 import { adminOrderView, assertMayManage, eventActor } from './order-admin-view.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
+import { endedBy, listOrders, type OrderFilter, streamOrders } from './orders-lists.js';
 import { dailySeries, merchantReport } from './orders-reports.js';
 import {
-  endedBy,
   findOrderById,
-  listOrders,
   lockOrder,
-  type OrderFilter,
+  type OrderLookups,
   orderReads,
   orderTimeline,
-  streamOrders,
 } from './orders-repository.js';
 import type { Claim } from './requisite-claim.js';
 
@@ -104,18 +102,26 @@ export function createOrdersService(deps: {
    * another merchant's internal id: the merchant still reads its own order). Only then an internal
    * id of another merchant's order is ORDER_FORBIDDEN; an unknown id ORDER_NOT_FOUND.
    */
-  async function findOwnOrder(merchant: MerchantRow, id: string): Promise<OrderRow> {
+  async function findOwn<T extends { merchantId: string; test: boolean }>(
+    lookup: OrderLookups<T>,
+    merchant: MerchantRow,
+    id: string,
+  ): Promise<T> {
     // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
     if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
     const test = merchant.test === true;
-    const byInternal = isInternalId(id) ? await reads.byId(id) : undefined;
+    const byInternal = isInternalId(id) ? await lookup.byId(id) : undefined;
     // A test key sees only test orders and a live key only live ones (issue 21 section 2).
     if (byInternal?.merchantId === merchant.id && byInternal.test === test) return byInternal;
-    const byExternal = await reads.byExternalId(merchant.id, id, test);
+    const byExternal = await lookup.byExternalId(merchant.id, id, test);
     if (byExternal) return byExternal;
     if (byInternal && byInternal.merchantId !== merchant.id) throw new AppError('ORDER_FORBIDDEN');
     throw new AppError('ORDER_NOT_FOUND');
   }
+
+  /** findOwn with every column of the order. */
+  const findOwnOrder = (merchant: MerchantRow, id: string): Promise<OrderRow> =>
+    findOwn(reads.full, merchant, id);
 
   function orderDateRange(query: MerchantOrdersQuery): { from: Date; to: Date } {
     const now = new Date(clock.now());
@@ -168,7 +174,8 @@ export function createOrdersService(deps: {
 
     /** `GET /merchant/order/{id}` payload. */
     async getOrder(merchant: MerchantRow, id: string) {
-      const order = await findOwnOrder(merchant, id);
+      // Only the columns the answer shows (ORDER_INFO_COLUMNS).
+      const order = await findOwn(reads.info, merchant, id);
       return orderInfo(order, clock.now(), publicBaseUrl, order.receiptStatus);
     },
 

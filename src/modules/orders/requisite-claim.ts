@@ -5,16 +5,23 @@ import { orders } from '../../db/tables/orders.js';
 import { toDbAmount } from '../../lib/money.js';
 import type { RequisiteNeed } from '../catalog/index.js';
 import {
+  assignPickedSql,
   disableRequisites,
+  type PickCandidate,
   type PickedRequisite,
   type PickLock,
   type PickOperands,
   pickRequisiteQuery,
-  requisiteLimitColumns,
+  recordAssignment,
 } from '../requisites/index.js';
 import type { NewOrderDraft } from './new-order.js';
 import type { OrderRow } from './order-view.js';
-import { DuplicateOrderError, isUniqueViolation } from './orders-repository.js';
+import {
+  DuplicateOrderError,
+  insertOrder,
+  isUniqueViolation,
+  type NewOrderRow,
+} from './orders-repository.js';
 
 /** Advisory lock key that serialises choices of RUB PAYIN payable amounts. */
 const RUB_AMOUNTS_LOCK = 727_401_002;
@@ -45,10 +52,6 @@ const turnoverOn = (
   WHERE ${orders.requisiteId} = ${id}
     AND (${orders.status} = 'pending' OR (${orders.status} = 'success' AND ${orders.finishedAt} >= ${dayStart})))`;
 
-/** The requisite's latest order, by insertion (its place in the least-recently-assigned rule). */
-const lastOrderOn = (id: SQL) =>
-  sql`(SELECT max(${orders.seq}) FROM ${orders} WHERE ${orders.requisiteId} = ${id})`;
-
 /** When the requisite last got an order (shown to operators). */
 const lastOrderTimeOn = (
   id: SQL,
@@ -59,15 +62,13 @@ const lastOrderTimeOn = (
  * Room under the requisite's limits (docs/decisions.md section 7): fewer pending orders than
  * max_active_orders, today's turnover plus `amount` within daily_limit. Seen with the statement's
  * snapshot: a pick that takes a limited requisite checks again after locking it (withinLimits).
+ * The subqueries run only for a requisite that has the limit.
  */
 function loadCondition(amount: SQL, dayStart: SQL) {
-  const { maxActiveOrders, dailyLimit } = requisiteLimitColumns;
-  return (id: SQL) =>
-    sql`(${maxActiveOrders} IS NULL OR ${activeOn(id)} < ${maxActiveOrders})
-      AND (${dailyLimit} IS NULL OR ${turnoverOn(id, dayStart)} + ${amount}::numeric <= ${dailyLimit})`;
+  return (c: PickCandidate) =>
+    sql`(${c.maxActiveOrders} IS NULL OR ${activeOn(c.id)} < ${c.maxActiveOrders})
+      AND (${c.dailyLimit} IS NULL OR ${turnoverOn(c.id, dayStart)} + ${amount}::numeric <= ${c.dailyLimit})`;
 }
-
-const leastRecentlyAssigned = (id: SQL) => sql`${lastOrderOn(id)} ASC NULLS FIRST`;
 
 /** The pick's operands from the values of one order. */
 function operandsOf(input: PickInput): { operands: PickOperands; dayStart: SQL } {
@@ -75,22 +76,20 @@ function operandsOf(input: PickInput): { operands: PickOperands; dayStart: SQL }
     operands: {
       currency: sql`${input.currency}`,
       kinds: sql`${input.need.kinds.join(',')}`,
-      severalKinds: input.need.kinds.length > 1,
-      bankCode: sql`${input.need.bankCode ?? null}`,
+      ...(input.need.bankCode ? { bankCode: sql`${input.need.bankCode}` } : {}),
       amount: sql`${toDbAmount(input.amount)}`,
     },
     dayStart: sql`${utcDayStart(input.now).toISOString()}::timestamptz`,
   };
 }
 
-/** The pick's operands as placeholders, for a statement prepared once. */
-function placeholderOperands(severalKinds: boolean): { operands: PickOperands; dayStart: SQL } {
+/** The pick's operands as placeholders, for a statement prepared once (per need of a bank or not). */
+function placeholderOperands(sameBank: boolean): { operands: PickOperands; dayStart: SQL } {
   return {
     operands: {
       currency: sql`${sql.placeholder('pickCurrency')}`,
       kinds: sql`${sql.placeholder('pickKinds')}`,
-      severalKinds,
-      bankCode: sql`${sql.placeholder('pickBankCode')}`,
+      ...(sameBank ? { bankCode: sql`${sql.placeholder('pickBankCode')}` } : {}),
       amount: sql`${sql.placeholder('pickAmount')}`,
     },
     dayStart: sql`${sql.placeholder('pickDayStart')}::timestamptz`,
@@ -101,40 +100,57 @@ function placeholderValues(input: PickInput): Record<string, unknown> {
   return {
     pickCurrency: input.currency,
     pickKinds: input.need.kinds.join(','),
-    pickBankCode: input.need.bankCode ?? null,
+    ...(input.need.bankCode ? { pickBankCode: input.need.bankCode } : {}),
     pickAmount: toDbAmount(input.amount),
     pickDayStart: utcDayStart(input.now).toISOString(),
   };
 }
 
-/** The order columns copied from the picked requisite (the payment details as they were at creation). */
+/** The order columns copied from the taken requisite (the payment details as they were at creation). */
 const FROM_PICK: Partial<Record<keyof OrderRow, SQL>> = {
-  requisiteId: sql`pick.id`,
-  pdAddress: sql`pick.address`,
-  pdBank: sql`pick.bank`,
-  pdHolderName: sql`pick.holder_name`,
-  pdEmv: sql`pick.emv`,
+  requisiteId: sql`taken.id`,
+  pdAddress: sql`taken.address`,
+  pdBank: sql`taken.bank`,
+  pdHolderName: sql`taken.holder_name`,
+  pdEmv: sql`taken.emv`,
 };
 
+/** The new order's number, drawn from the identity of `orders.seq`. */
+const NEXT_SEQ = sql.raw(`nextval(pg_get_serial_sequence('${getTableName(orders)}', '${orders.seq.name}'))`);
+
 /**
- * The INSERT ... SELECT of a new order on a free requisite: every column of `orders` either a
- * placeholder of the row's own value (cast to the column's type) or the picked requisite's, only
- * when the pick found an unlimited requisite not held by another order and `tryLockRub` (when set)
- * got the RUB amounts lock shared at once. A limited pick claims nothing (it needs the re-check).
+ * The CTE `taken` of a one-statement claim (docs/decisions.md section 18): the pick, taken (its
+ * `last_order_seq` set to a new order number) only when it is an unlimited requisite not held by
+ * another order and `tryLockRub` (when set) got the RUB amounts lock shared at once. A limited pick
+ * takes nothing (it needs the re-check).
  */
-function claimSelect(severalKinds: boolean): SQL {
-  const { operands, dayStart } = placeholderOperands(severalKinds);
+function takenCte(sameBank: boolean): SQL {
+  const { operands, dayStart } = placeholderOperands(sameBank);
   const pick = pickRequisiteQuery({
     operands,
     load: loadCondition(operands.amount, dayStart),
-    order: leastRecentlyAssigned,
     lock: 'skip-locked',
   });
+  // Never waits for the lock while holding a requisite row: a shifting order holding the lock may
+  // be waiting for that row (a deadlock).
+  const gate = sql`(NOT ${sql.placeholder('tryLockRub')}::boolean OR pg_try_advisory_xact_lock_shared(${sql.raw(String(RUB_AMOUNTS_LOCK))}))`;
+  return assignPickedSql(
+    pick,
+    sql`pick.max_active_orders IS NULL AND pick.daily_limit IS NULL AND ${gate}`,
+    NEXT_SEQ,
+  );
+}
+
+/**
+ * The SELECT of a new order on the requisite `taken` (takenCte): every column of `orders` either a
+ * placeholder of the row's own value (cast to the column's type) or the taken requisite's; the
+ * order's `seq` is the number the requisite recorded.
+ */
+function claimSelect(): SQL {
   const list: SQL[] = [];
   for (const [key, column] of Object.entries(getTableColumns(orders)) as Array<[string, Column]>) {
-    // Drizzle names the identity column in an INSERT ... SELECT too, so the select draws its number.
     if (column.generatedIdentity) {
-      list.push(sql.raw(`nextval(pg_get_serial_sequence('${getTableName(orders)}', '${column.name}'))`));
+      list.push(sql`taken.last_order_seq`);
       continue;
     }
     list.push(
@@ -142,11 +158,13 @@ function claimSelect(severalKinds: boolean): SQL {
         sql`${sql.placeholder(`o_${key}`)}::${sql.raw(column.getSQLType())}`,
     );
   }
-  // Never waits for the lock while holding a requisite row: a shifting order holding the lock may
-  // be waiting for that row (a deadlock).
-  const gate = sql`(NOT ${sql.placeholder('tryLockRub')}::boolean OR pg_try_advisory_xact_lock_shared(${sql.raw(String(RUB_AMOUNTS_LOCK))}))`;
-  return sql`SELECT ${sql.join(list, sql`, `)} FROM (${pick}) AS pick
-    WHERE pick.max_active_orders IS NULL AND pick.daily_limit IS NULL AND ${gate}`;
+  return sql`SELECT ${sql.join(list, sql`, `)} FROM taken`;
+}
+
+/** The claim statement (not yet prepared) on `ex`: the CTE `taken`, then the insert from it. */
+function claimStatement(ex: Executor, sameBank: boolean) {
+  const taken = ex.$with('taken', { id: sql<string>`id` }).as(takenCte(sameBank));
+  return ex.with(taken).insert(orders).select(claimSelect()).returning();
 }
 
 /** The row's own values, as the driver takes them, named as claimSelect's placeholders. */
@@ -162,14 +180,14 @@ function rowValues(row: NewOrderDraft): Record<string, unknown> {
 
 /**
  * Claims a free requisite and inserts the order on it in ONE statement (atomic on its own, no
- * transaction needed), through statements prepared once on `db`. Returns the order, or undefined
+ * transaction needed; docs/decisions.md section 18), through statements prepared once on `db`. Returns the order, or undefined
  * having changed nothing (every candidate held, the least recently assigned one limited, the RUB
  * lock busy). `row` carries every column but the requisite's. Throws DuplicateOrderError.
  */
 export function createClaim(db: Db) {
   const prepared = {
-    one: db.insert(orders).select(claimSelect(false)).returning().prepare('claim_order_1'),
-    several: db.insert(orders).select(claimSelect(true)).returning().prepare('claim_order_n'),
+    any: claimStatement(db, false).prepare('claim_order_any_bank'),
+    bank: claimStatement(db, true).prepare('claim_order_same_bank'),
   };
   return async function claim(
     row: NewOrderDraft,
@@ -177,15 +195,14 @@ export function createClaim(db: Db) {
     options: { tryLockRub: boolean; ex?: Executor },
   ): Promise<OrderRow | undefined> {
     const values = { ...rowValues(row), ...placeholderValues(pick), tryLockRub: options.tryLockRub };
-    const severalKinds = pick.need.kinds.length > 1;
+    const sameBank = pick.need.bankCode !== undefined;
     try {
       if (options.ex) {
         // Inside a transaction: the same statement, prepared on the transaction's connection.
-        const name = severalKinds ? 'claim_order_tx_n' : 'claim_order_tx_1';
-        const inTx = options.ex.insert(orders).select(claimSelect(severalKinds)).returning().prepare(name);
-        return (await inTx.execute(values))[0];
+        const name = sameBank ? 'claim_order_tx_same_bank' : 'claim_order_tx_any_bank';
+        return (await claimStatement(options.ex, sameBank).prepare(name).execute(values))[0];
       }
-      return (await (severalKinds ? prepared.several : prepared.one).execute(values))[0];
+      return (await (sameBank ? prepared.bank : prepared.any).execute(values))[0];
     } catch (err) {
       if (isUniqueViolation(err)) throw new DuplicateOrderError();
       throw err;
@@ -210,7 +227,6 @@ export async function takeRequisite(ex: Executor, input: PickInput): Promise<Pic
       pickRequisiteQuery({
         operands,
         load,
-        order: leastRecentlyAssigned,
         lock,
         exclude: rejected,
         ...(only ? { only } : {}),
@@ -251,6 +267,17 @@ function fromRaw(r: RawPick): PickedRequisite {
     maxActiveOrders: r.max_active_orders,
     dailyLimit: r.daily_limit,
   };
+}
+
+/**
+ * Inserts an order on a requisite taken outside the one-statement claim (takeRequisite, a pool
+ * offer) and records the assignment on the requisite (docs/decisions.md section 18), inside the
+ * caller's transaction. Throws DuplicateOrderError.
+ */
+export async function insertAssignedOrder(ex: Executor, row: NewOrderRow): Promise<OrderRow> {
+  const order = await insertOrder(ex, row);
+  if (order.requisiteId) await recordAssignment(ex, order.requisiteId, order.seq);
+  return order;
 }
 
 /** The order columns copied from a requisite taken outside the one-statement claim. */
@@ -336,39 +363,4 @@ export async function requisiteLoads(
       },
     ]),
   );
-}
-
-/** Of `requisiteIds`, those whose last `streak` orders all expired unpaid (the auto-disable rule, issue 9). */
-export async function expiredStreaks(
-  ex: Executor,
-  requisiteIds: string[],
-  streak: number,
-): Promise<string[]> {
-  const out: string[] = [];
-  for (const id of new Set(requisiteIds)) {
-    const last = await ex
-      .select({ status: orders.status, reason: orders.statusReason })
-      .from(orders)
-      .where(eq(orders.requisiteId, id))
-      .orderBy(desc(orders.createdAt))
-      .limit(streak);
-    if (last.length === streak && last.every((o) => o.status === 'error' && o.reason === 'expired'))
-      out.push(id);
-  }
-  return out;
-}
-
-/**
- * Disables the requisites of just-expired orders whose last `streak` orders all expired unpaid
- * (issue 9 section 4), with the reason shown to operators. Runs in the expiry transaction.
- * Returns the ids disabled.
- */
-export async function disableAfterExpiredStreak(
-  ex: Executor,
-  expired: Array<{ requisiteId: string | null }>,
-  streak: number,
-): Promise<string[]> {
-  const ids = expired.flatMap((o) => (o.requisiteId ? [o.requisiteId] : []));
-  const due = await expiredStreaks(ex, ids, streak);
-  return disableRequisites(ex, due, `disabled automatically: the last ${streak} orders expired unpaid`);
 }

@@ -3,11 +3,13 @@
  * query the orders module composes into a new order's claim (the pool's SQL stays here).
  */
 export {
+  assignPickedSql,
+  type PickCandidate,
   type PickedRequisite,
   type PickLock,
   type PickOperands,
   pickRequisiteQuery,
-  requisiteLimitColumns,
+  recordAssignment,
 } from './requisite-pick.js';
 export { requisitesAdminRoutes } from './requisites-admin-routes.js';
 export {

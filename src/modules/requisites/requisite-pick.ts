@@ -1,5 +1,5 @@
-import { and, asc, eq, isNull, notInArray, or, type SQL, sql } from 'drizzle-orm';
-import { QueryBuilder } from 'drizzle-orm/pg-core';
+import { type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../db/database.js';
 import { requisites } from '../../db/tables/requisites.js';
 
 /**
@@ -8,12 +8,10 @@ import { requisites } from '../../db/tables/requisites.js';
  */
 export interface PickOperands {
   currency: SQL;
-  /** One kind (`card`) or a comma list (`card,phone`): see `severalKinds`. */
+  /** One kind (`card`) or a comma list (`card,phone`). */
   kinds: SQL;
-  /** The types's kinds are more than one (then `kinds` is matched as a list). */
-  severalKinds: boolean;
-  /** The bank a same-bank type needs, or NULL. */
-  bankCode: SQL;
+  /** The bank a same-bank type needs; absent when the type takes any bank. */
+  bankCode?: SQL;
   /** The payable amount. */
   amount: SQL;
 }
@@ -21,58 +19,88 @@ export interface PickOperands {
 /** How a pick waits for a requisite another order holds: skip it, or wait for it. */
 export type PickLock = 'skip-locked' | 'wait';
 
+/** A candidate requisite's columns, as SQL, for the caller's load condition. */
+export interface PickCandidate {
+  id: SQL;
+  maxActiveOrders: SQL;
+  dailyLimit: SQL;
+}
+
 /**
- * The query that picks one requisite for an order (docs/decisions.md section 7): enabled and not
- * paused (issue 19: a bank's block, a silent device), same currency,
- * a kind that fits the type, at the bank a same-bank type needs, the amount within min/max; plus
- * the caller's `load` condition over the candidate's id (room under max active orders and the
- * daily turnover limit: the orders module knows the orders), ordered by the caller's `order`
- * (least recently assigned first), then by id; `exclude` aside, `only` alone. The row is locked FOR
- * NO KEY UPDATE (never an update: the pool's rows are not rewritten per order), skipping or waiting
- * for rows other orders hold. Answers the columns an order copies and the limits to re-check.
+ * The query that picks one requisite for an order (docs/decisions.md sections 7 and 18): enabled and
+ * not paused (a bank's block, a silent device), same currency, a kind that fits the type, at the bank
+ * a same-bank type needs, the amount within min/max; plus the caller's `load` condition over the
+ * candidate (room under max active orders and the daily turnover limit: the orders module knows the
+ * orders); least recently assigned first (`last_order_seq`, then id); `exclude` aside, `only` alone.
+ * For each kind the type takes, the candidates are read from the head of `requisites_lru_idx` (or
+ * `requisites_bank_lru_idx`) and the first that fits is locked FOR NO KEY UPDATE, skipping or waiting
+ * for rows other orders hold; of those (one per kind) the least recently assigned is the pick. The
+ * cost is a few index probes, whatever the pool's size, plus one row per candidate skipped (held,
+ * outside its amounts, at its limits). Answers the columns an order copies, the limits to re-check
+ * and `last_order_seq`, under the table's column names.
  */
 export function pickRequisiteQuery(input: {
   operands: PickOperands;
-  load: (id: SQL) => SQL | undefined;
-  order: (id: SQL) => SQL;
+  load: (candidate: PickCandidate) => SQL | undefined;
   lock: PickLock;
   exclude?: string[];
   only?: string;
-}) {
+}): SQL {
   const o = input.operands;
-  // Spelled out: inside the caller's subqueries over orders a bare "id" would be the order's.
-  const id = sql.raw('"requisites"."id"');
-  const query = new QueryBuilder()
-    .select({
-      id: requisites.id,
-      address: requisites.address,
-      bank: requisites.bank,
-      holderName: requisites.holderName,
-      emv: requisites.emv,
-      currency: requisites.currency,
-      maxActiveOrders: requisites.maxActiveOrders,
-      dailyLimit: requisites.dailyLimit,
-    })
-    .from(requisites)
-    .where(
-      and(
-        input.only ? eq(requisites.id, input.only) : undefined,
-        eq(requisites.enabled, true),
-        isNull(requisites.pausedReason),
-        sql`${requisites.currency} = ${o.currency}::text`,
-        o.severalKinds
-          ? sql`${requisites.kind} = ANY(string_to_array(${o.kinds}::text, ','))`
-          : sql`${requisites.kind} = ${o.kinds}::text`,
-        sql`(${o.bankCode}::text IS NULL OR ${requisites.bankCode} = ${o.bankCode}::text)`,
-        or(isNull(requisites.minAmount), sql`${requisites.minAmount} <= ${o.amount}::numeric`),
-        or(isNull(requisites.maxAmount), sql`${requisites.maxAmount} >= ${o.amount}::numeric`),
-        input.exclude && input.exclude.length > 0 ? notInArray(requisites.id, input.exclude) : undefined,
-        input.load(id),
-      ),
-    )
-    .orderBy(input.order(id), asc(requisites.id))
-    .limit(1);
-  return query.for('no key update', input.lock === 'skip-locked' ? { skipLocked: true } : {});
+  const conditions: SQL[] = [
+    sql`cand.enabled AND cand.paused_reason IS NULL`,
+    sql`cand.currency = ${o.currency}::text`,
+    sql`cand.kind = want.kind`,
+    sql`(cand.min_amount IS NULL OR cand.min_amount <= ${o.amount}::numeric)`,
+    sql`(cand.max_amount IS NULL OR cand.max_amount >= ${o.amount}::numeric)`,
+  ];
+  if (o.bankCode) conditions.push(sql`cand.bank_code = ${o.bankCode}::text`);
+  if (input.only) conditions.push(sql`cand.id = ${input.only}::uuid`);
+  if (input.exclude && input.exclude.length > 0)
+    conditions.push(sql`cand.id <> ALL(${`{${input.exclude.join(',')}}`}::uuid[])`);
+  const load = input.load({
+    id: sql.raw('cand.id'),
+    maxActiveOrders: sql.raw('cand.max_active_orders'),
+    dailyLimit: sql.raw('cand.daily_limit'),
+  });
+  if (load) conditions.push(load);
+  const lock = input.lock === 'skip-locked' ? sql.raw(' SKIP LOCKED') : sql.raw('');
+  return sql`SELECT pick.* FROM unnest(string_to_array(${o.kinds}::text, ',')) AS want(kind)
+    CROSS JOIN LATERAL (
+      SELECT cand.id, cand.address, cand.bank, cand.holder_name, cand.emv, cand.currency,
+        cand.max_active_orders, cand.daily_limit, cand.last_order_seq
+      FROM ${requisites} AS cand
+      WHERE ${sql.join(conditions, sql` AND `)}
+      ORDER BY cand.last_order_seq, cand.id
+      LIMIT 1
+      FOR NO KEY UPDATE OF cand${lock}
+    ) AS pick
+    ORDER BY pick.last_order_seq, pick.id
+    LIMIT 1`;
+}
+
+/**
+ * The data-modifying part of a one-statement claim (docs/decisions.md section 18): takes the row
+ * `pick` (pickRequisiteQuery's) chose when `when` holds, setting its `last_order_seq` to `seq` (the
+ * new order's number), and answers the columns the order copies plus `last_order_seq`.
+ */
+export function assignPickedSql(pick: SQL, when: SQL, seq: SQL): SQL {
+  return sql`UPDATE ${requisites} SET last_order_seq = ${seq}
+    FROM (${pick}) AS pick
+    WHERE ${requisites.id} = pick.id AND ${when}
+    RETURNING ${requisites.id}, ${requisites.address}, ${requisites.bank}, ${requisites.holderName},
+      ${requisites.emv}, ${requisites.lastOrderSeq}`;
+}
+
+/**
+ * Records an assignment made outside the one-statement claim (docs/decisions.md section 18): the requisite `id`
+ * now has the order `seq` as its latest. Only the taken row is written, and it is the row the order
+ * holds locked already: no row is shared by all orders.
+ */
+export async function recordAssignment(ex: Executor, id: string, seq: number): Promise<void> {
+  await ex.execute(
+    sql`UPDATE ${requisites} SET last_order_seq = greatest(last_order_seq, ${seq}::bigint) WHERE id = ${id}::uuid`,
+  );
 }
 
 /** The columns pickRequisiteQuery answers. */
@@ -86,9 +114,3 @@ export interface PickedRequisite {
   maxActiveOrders: number | null;
   dailyLimit: string | null;
 }
-
-/** The `max_active_orders` and `daily_limit` columns, for load conditions written by the caller. */
-export const requisiteLimitColumns = {
-  maxActiveOrders: requisites.maxActiveOrders,
-  dailyLimit: requisites.dailyLimit,
-};

@@ -1,9 +1,21 @@
 /**
  * The structure of the service as rules (docs/architecture.md), checked by `npm run lint`:
  * no import circles; routes never touch the database; a module's tables are its own; modules meet
- * only through each other's index.ts; and a module imports only modules of a lower rank, so no two
- * modules (folders) ever import each other.
+ * only through each other's index.ts; a kind imports only kinds below it (platform, then the core
+ * in src/modules, then the rails, then the surfaces); and a module imports only modules of a lower
+ * rank, so no two modules (folders) ever import each other.
  */
+
+/** The folders of module kinds, from the ground up (docs/architecture.md "Kinds of module"). */
+const KINDS = ['platform', 'modules', 'rails', 'surfaces'];
+const MODULE = `^src/(${KINDS.join('|')})/`;
+const kindRules = KINDS.slice(0, -1).map((kind, i) => ({
+  name: `kind-${kind}`,
+  comment: `${kind} imports no kind above it (${KINDS.slice(i + 1).join(', ')})`,
+  severity: 'error',
+  from: { path: `^src/${kind}/` },
+  to: { path: `^src/(${KINDS.slice(i + 1).join('|')})/` },
+}));
 
 /** Module ranks: a module may import only modules of a lower rank (docs/architecture.md "Layers"). */
 const RANKS = {
@@ -44,8 +56,8 @@ const rankRules = modules.map((from) => {
     name: `rank-${from}`,
     comment: `${from} (rank ${RANKS[from]}) imports only modules of a lower rank`,
     severity: 'error',
-    from: { path: `^src/modules/${from}/` },
-    to: { path: `^src/modules/(${notBelow.join('|')})/` },
+    from: { path: `${MODULE}${from}/` },
+    to: { path: `${MODULE}(${notBelow.join('|')})/` },
   };
 });
 
@@ -69,29 +81,29 @@ module.exports = {
       name: 'own-tables-only',
       comment: "A module reads and writes its own tables only (src/db/tables/<module>.ts); others' through their index.ts",
       severity: 'error',
-      from: { path: '^src/modules/([^/]+)/' },
-      to: { path: '^src/db/tables/', pathNot: '^src/db/tables/$1\\.ts$' },
+      from: { path: `${MODULE}([^/]+)/` },
+      to: { path: '^src/db/tables/', pathNot: '^src/db/tables/$2\\.ts$' },
     },
     {
       name: 'tables-in-modules-only',
       comment: 'Only modules (and the tables themselves) import tables',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(modules|db/tables)/' },
+      from: { path: '^src/', pathNot: `^src/(${KINDS.join('|')}|db/tables)/` },
       to: { path: '^src/db/tables/' },
     },
     {
       name: 'public-interface-only',
       comment: "Modules meet through each other's index.ts; everything else in a module is private",
       severity: 'error',
-      from: { path: '^src/modules/([^/]+)/' },
-      to: { path: '^src/modules/', pathNot: ['^src/modules/$1/', '^src/modules/[^/]+/index\\.ts$'] },
+      from: { path: `${MODULE}([^/]+)/` },
+      to: { path: MODULE, pathNot: [`^src/$1/$2/`, `${MODULE}[^/]+/index\\.ts$`] },
     },
     {
       name: 'outside-uses-index',
       comment: "The composition root and the processes use a module's index.ts too",
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/modules/' },
-      to: { path: '^src/modules/', pathNot: '^src/modules/[^/]+/index\\.ts$' },
+      from: { path: '^src/', pathNot: MODULE },
+      to: { path: MODULE, pathNot: `${MODULE}[^/]+/index\\.ts$` },
     },
     {
       name: 'lib-is-ground',
@@ -105,22 +117,23 @@ module.exports = {
       comment: 'The database layer never imports modules, the HTTP layer or the composition',
       severity: 'error',
       from: { path: '^src/db/' },
-      to: { path: '^src/(modules|http|composition|app|routes)' },
+      to: { path: `^src/(${KINDS.join('|')}|http|composition|app|routes)` },
     },
     {
       name: 'http-below-modules',
       comment: 'The HTTP layer never imports modules or the composition',
       severity: 'error',
       from: { path: '^src/http/' },
-      to: { path: '^src/(modules|composition|app|routes)' },
+      to: { path: `^src/(${KINDS.join('|')}|composition|app|routes)` },
     },
     {
       name: 'modules-below-composition',
       comment: 'Modules never import the composition root, the app or the processes',
       severity: 'error',
-      from: { path: '^src/modules/' },
+      from: { path: MODULE },
       to: { path: '^src/(composition|app|routes|main|worker|jobs)\\.ts$' },
     },
+    ...kindRules,
     ...rankRules,
   ],
   options: {

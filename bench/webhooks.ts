@@ -10,9 +10,9 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { openDatabase } from '../src/db/database.js';
 import { systemClock } from '../src/lib/clock.js';
-import { parseAllowlist } from '../src/modules/outbound/address-policy.js';
-import { createOutboundGuard } from '../src/modules/outbound/outbound-guard.js';
-import { createWebhookDispatcher } from '../src/modules/webhooks/webhook-dispatcher.js';
+import { parseAllowlist } from '../src/platform/outbound/address-policy.js';
+import { createOutboundGuard } from '../src/platform/outbound/outbound-guard.js';
+import { createWebhookDispatcher } from '../src/rails/webhooks/webhook-dispatcher.js';
 
 const count = Number(process.argv[2] ?? 5000);
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';

@@ -1,6 +1,6 @@
 /**
  * `npm run build`: compiles src/ to dist/ (tsconfig.build.json) and copies what the compiled code
- * reads from beside itself (views and assets of the form and the back office). Migrations stay in
+ * reads from beside itself (views and assets of the pages). Migrations stay in
  * ./drizzle, which dist/db/database.js finds at the same relative path as src/db/database.ts does.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,11 +13,15 @@ execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '
   cwd: root,
   stdio: 'inherit',
 });
-const modules = join(root, 'src/modules');
-for (const name of readdirSync(modules)) {
-  for (const dir of ['views', 'assets']) {
-    const from = join(modules, name, dir);
-    if (existsSync(from)) cpSync(from, join(root, 'dist/modules', name, dir), { recursive: true });
+// Every kind of module (docs/architecture.md "Kinds of module") may have pages.
+for (const kind of ['platform', 'modules', 'rails', 'surfaces']) {
+  const folder = join(root, 'src', kind);
+  if (!existsSync(folder)) continue;
+  for (const name of readdirSync(folder)) {
+    for (const dir of ['views', 'assets']) {
+      const from = join(folder, name, dir);
+      if (existsSync(from)) cpSync(from, join(root, 'dist', kind, name, dir), { recursive: true });
+    }
   }
 }
 console.log('built dist/ (run: node dist/main.js, node dist/worker.js)');

@@ -5,10 +5,10 @@ import { CACHE_CHANNEL, type Database } from './db/database.js';
 import type { App } from './http/schemas.js';
 import { createHttpServer } from './http/server.js';
 import { type Clock, systemClock } from './lib/clock.js';
-import type { SourceFactory } from './modules/chains/index.js';
-import type { OutboundGuard } from './modules/outbound/index.js';
-import { openReceiptStorage, type ReceiptStorage } from './modules/receipts/index.js';
-import { EVENT_TYPES, EventBodySchema, WebhookBodySchema } from './modules/webhooks/index.js';
+import type { OutboundGuard } from './platform/outbound/index.js';
+import type { SourceFactory } from './rails/chains/index.js';
+import { openReceiptStorage, type ReceiptStorage } from './rails/receipts/index.js';
+import { EVENT_TYPES, EventBodySchema, WebhookBodySchema } from './rails/webhooks/index.js';
 import { registerRoutes } from './routes.js';
 
 export type { Services } from './composition.js';

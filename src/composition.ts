@@ -4,23 +4,9 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
 import { createSecretBox } from './lib/secrets.js';
-import { createAppealsService } from './modules/appeals/index.js';
-import { createAuditService } from './modules/audit/index.js';
 import { createBanksService } from './modules/banks/index.js';
-import { chainSources, createChainsService, type SourceFactory } from './modules/chains/index.js';
-import { createCryptoService } from './modules/crypto/index.js';
-import {
-  createDeviceAdmin,
-  createDeviceIngest,
-  createDeviceReview,
-  createDevicesService,
-  createLivenessSweep,
-  deviceCounts,
-} from './modules/devices/index.js';
-import { createFormService } from './modules/form/index.js';
 import { createLedgerService } from './modules/ledger/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
-import { createMetrics } from './modules/metrics/index.js';
 import { createOperatorsService } from './modules/operators/index.js';
 import {
   createClaim,
@@ -30,20 +16,34 @@ import {
   orderInfo,
   requisiteLoads,
 } from './modules/orders/index.js';
-import { createOutboundGuard, type OutboundGuard } from './modules/outbound/index.js';
-import { createPayoutsService } from './modules/payouts/index.js';
 import { createPoolService } from './modules/pool/index.js';
-import { createPortalService, createPortalUsers } from './modules/portal/index.js';
-import { createRateLimits, redisLimiters } from './modules/rate-limits/index.js';
 import { buildRateSources, createRatesRefresh, createRatesService } from './modules/rates/index.js';
-import { createReceiptsService, type ReceiptStorage } from './modules/receipts/index.js';
 import { createRequisitesService } from './modules/requisites/index.js';
-import { createSandboxService } from './modules/sandbox/index.js';
+import { createAuditService } from './platform/audit/index.js';
+import { createMetrics } from './platform/metrics/index.js';
+import { createOutboundGuard, type OutboundGuard } from './platform/outbound/index.js';
+import { createRateLimits, redisLimiters } from './platform/rate-limits/index.js';
+import { createAppealsService } from './rails/appeals/index.js';
+import { chainSources, createChainsService, type SourceFactory } from './rails/chains/index.js';
+import { createCryptoService } from './rails/crypto/index.js';
+import {
+  createDeviceAdmin,
+  createDeviceIngest,
+  createDeviceReview,
+  createDevicesService,
+  createLivenessSweep,
+  deviceCounts,
+} from './rails/devices/index.js';
+import { createPayoutsService } from './rails/payouts/index.js';
+import { createReceiptsService, type ReceiptStorage } from './rails/receipts/index.js';
+import { createSandboxService } from './rails/sandbox/index.js';
 import {
   createEventSubscriptions,
   createWebhookDispatcher,
   createWebhooksService,
-} from './modules/webhooks/index.js';
+} from './rails/webhooks/index.js';
+import { createFormService } from './surfaces/form/index.js';
+import { createPortalService, createPortalUsers } from './surfaces/portal/index.js';
 
 /**
  * Every service of a process, built from the configuration and the database: the one place where

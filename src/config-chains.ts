@@ -4,7 +4,7 @@
  */
 import { type TSchema, Type } from '@sinclair/typebox';
 
-/** The chains of the built-in watchers (modules/chains/chain-catalog.ts `CHAIN_NAMES`). */
+/** The chains of the built-in watchers (rails/chains/chain-catalog.ts `CHAIN_NAMES`). */
 export const WATCHED_CHAINS = ['ethereum', 'bsc', 'tron', 'ton', 'bitcoin', 'litecoin'] as const;
 export type WatchedChain = (typeof WATCHED_CHAINS)[number];
 

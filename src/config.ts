@@ -5,7 +5,7 @@ import { Value } from '@sinclair/typebox/value';
 import { type ChainEnvSettings, chainEnvSettings, type WatchedChain } from './config-chains.js';
 import { EnvSchema, type RateSourceName } from './config-schema.js';
 import { randomToken } from './lib/secrets.js';
-import { type Allowlist, parseAllowlist } from './modules/outbound/index.js';
+import { type Allowlist, parseAllowlist } from './platform/outbound/index.js';
 
 export {
   type ChainEnvKey,

@@ -4,35 +4,35 @@ import type { Services } from './composition.js';
 import type { Config } from './config.js';
 import { MULTIPART_LIMITS } from './http/multipart.js';
 import type { App } from './http/schemas.js';
-import { appealsAdminRoutes, appealsRoutes } from './modules/appeals/index.js';
-import { auditAdminRoutes } from './modules/audit/index.js';
 import { createMerchantAuth } from './modules/auth/index.js';
-import { backofficeRoutes } from './modules/backoffice/index.js';
 import { banksAdminRoutes, banksRoutes } from './modules/banks/index.js';
-import { chainsAdminRoutes } from './modules/chains/index.js';
-import { chainRoutes, cryptoAdminRoutes } from './modules/crypto/index.js';
+import { balanceRoutes, ledgerAdminRoutes } from './modules/ledger/index.js';
+import { merchantsAdminRoutes } from './modules/merchants/index.js';
+import { createAdminAuth, operatorsAdminRoutes } from './modules/operators/index.js';
+import { ordersAdminRoutes, ordersRoutes } from './modules/orders/index.js';
+import { poolAdminRoutes, poolMerchantRoutes } from './modules/pool/index.js';
+import { ratesAdminRoutes } from './modules/rates/index.js';
+import { requisitesAdminRoutes } from './modules/requisites/index.js';
+import { auditAdminRoutes } from './platform/audit/index.js';
+import { healthRoutes } from './platform/health/index.js';
+import { createRateLimits, RATE_RULES } from './platform/rate-limits/index.js';
+import { appealsAdminRoutes, appealsRoutes } from './rails/appeals/index.js';
+import { chainsAdminRoutes } from './rails/chains/index.js';
+import { chainRoutes, cryptoAdminRoutes } from './rails/crypto/index.js';
 import {
   deviceAdminRoutes,
   deviceEndpoints,
   devicesAdminRoutes,
   traderRoutes,
-} from './modules/devices/index.js';
-import { formRoutes, formSandboxRoutes } from './modules/form/index.js';
-import { healthRoutes } from './modules/health/index.js';
-import { homeRoutes } from './modules/home/index.js';
-import { balanceRoutes, ledgerAdminRoutes } from './modules/ledger/index.js';
-import { merchantsAdminRoutes } from './modules/merchants/index.js';
-import { createAdminAuth, operatorsAdminRoutes } from './modules/operators/index.js';
-import { ordersAdminRoutes, ordersRoutes } from './modules/orders/index.js';
-import { bankStandardsRoutes, payoutsAdminRoutes } from './modules/payouts/index.js';
-import { poolAdminRoutes, poolMerchantRoutes } from './modules/pool/index.js';
-import { portalAdminRoutes, portalRoutes } from './modules/portal/index.js';
-import { createRateLimits, RATE_RULES } from './modules/rate-limits/index.js';
-import { ratesAdminRoutes } from './modules/rates/index.js';
-import { receiptsAdminRoutes, receiptsRoutes } from './modules/receipts/index.js';
-import { requisitesAdminRoutes } from './modules/requisites/index.js';
-import { sandboxRoutes } from './modules/sandbox/index.js';
-import { eventSubscriptionsRoutes, webhooksAdminRoutes } from './modules/webhooks/index.js';
+} from './rails/devices/index.js';
+import { bankStandardsRoutes, payoutsAdminRoutes } from './rails/payouts/index.js';
+import { receiptsAdminRoutes, receiptsRoutes } from './rails/receipts/index.js';
+import { sandboxRoutes } from './rails/sandbox/index.js';
+import { eventSubscriptionsRoutes, webhooksAdminRoutes } from './rails/webhooks/index.js';
+import { backofficeRoutes } from './surfaces/backoffice/index.js';
+import { formRoutes, formSandboxRoutes } from './surfaces/form/index.js';
+import { homeRoutes } from './surfaces/home/index.js';
+import { portalAdminRoutes, portalRoutes } from './surfaces/portal/index.js';
 
 /** The service's name and version, from its package.json (beside src/ and dist/ alike). */
 const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { startJobs } from './jobs.js';
 import { maskLogRecord } from './lib/log-mask.js';
-import { openReceiptStorage } from './modules/receipts/index.js';
+import { openReceiptStorage } from './rails/receipts/index.js';
 
 /**
  * `npm run worker`: a process that runs only the background jobs (webhook dispatcher, expiry sweeper)

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { chainSources } from '../../src/modules/chains/chain-sources.js';
+import { chainSources } from '../../src/rails/chains/chain-sources.js';
 import { ADMIN_TOKEN, manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { consoleLogin, consolePost } from '../helpers/console.js';
 import { type EsploraFake, fakeTx, startEsploraFake } from '../helpers/fakes/esplora.js';

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { CHAINS } from '../../src/modules/chains/chain-catalog.js';
+import { CHAINS } from '../../src/rails/chains/chain-catalog.js';
 import {
   ChainMismatchError,
   ChainSourceError,
   type SeenTransfer,
   type SourceSettings,
-} from '../../src/modules/chains/chain-source.js';
+} from '../../src/rails/chains/chain-source.js';
 import {
   createEsploraSource,
   ESPLORA_CONCURRENCY,
   ESPLORA_MAX_PAGES,
-} from '../../src/modules/chains/esplora-source.js';
+} from '../../src/rails/chains/esplora-source.js';
 import { type EsploraFake, fakeTx, startEsploraFake } from '../helpers/fakes/esplora.js';
 
 const A = 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq';

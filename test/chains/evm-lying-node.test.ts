@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
-import { chainSources } from '../../src/modules/chains/chain-sources.js';
+import { chainSources } from '../../src/rails/chains/chain-sources.js';
 import { type AnvilNode, startAnvil } from '../helpers/anvil.js';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { isolateDatabase } from '../helpers/database.js';

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { CHAINS } from '../../src/modules/chains/chain-catalog.js';
+import { CHAINS } from '../../src/rails/chains/chain-catalog.js';
 import {
   ChainMismatchError,
   ChainSourceError,
   type SeenTransfer,
-} from '../../src/modules/chains/chain-source.js';
-import { createTonSource, TON_MAX_PAGES, TON_PAGE } from '../../src/modules/chains/ton-source.js';
+} from '../../src/rails/chains/chain-source.js';
+import { createTonSource, TON_MAX_PAGES, TON_PAGE } from '../../src/rails/chains/ton-source.js';
 import { startTonFake, type TonFake, tonAddress } from '../helpers/fakes/toncenter.js';
 
 // The TON source against a loopback toncenter API v3 (test/helpers/fakes/toncenter.ts names the

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chainSources } from '../../src/modules/chains/chain-sources.js';
+import { chainSources } from '../../src/rails/chains/chain-sources.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { startTonFake, type TonFake } from '../helpers/fakes/toncenter.js';
 import {

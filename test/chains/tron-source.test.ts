@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { createBase58check } from '@scure/base';
-import { CHAINS } from '../../src/modules/chains/chain-catalog.js';
-import { ChainMismatchError, ChainSourceError } from '../../src/modules/chains/chain-source.js';
-import { chainSources, tronCodec } from '../../src/modules/chains/chain-sources.js';
-import { createEvmSource } from '../../src/modules/chains/evm-source.js';
+import { CHAINS } from '../../src/rails/chains/chain-catalog.js';
+import { ChainMismatchError, ChainSourceError } from '../../src/rails/chains/chain-source.js';
+import { chainSources, tronCodec } from '../../src/rails/chains/chain-sources.js';
+import { createEvmSource } from '../../src/rails/chains/evm-source.js';
 import { startTronFake, type TronFake } from '../helpers/fakes/tron-jsonrpc.js';
 
 // TRON shares the EVM log scanner; its address mapping and TRON's own answers (block

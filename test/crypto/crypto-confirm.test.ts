@@ -7,7 +7,7 @@ import { wordlist } from '@scure/bip39/wordlists/english.js';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { money, roundHalfUp } from '../../src/lib/money.js';
-import { deriveDepositAddress } from '../../src/modules/crypto/address-derivation.js';
+import { deriveDepositAddress } from '../../src/rails/crypto/address-derivation.js';
 import { CHAIN_WATCHER_TOKEN, manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
 import * as client from '../helpers/merchant-client.js';

@@ -9,7 +9,7 @@ import { wordlist } from '@scure/bip39/wordlists/english.js';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { money, roundHalfUp, roundUp } from '../../src/lib/money.js';
-import { deriveDepositAddress, parseExtendedPublicKey } from '../../src/modules/crypto/address-derivation.js';
+import { deriveDepositAddress, parseExtendedPublicKey } from '../../src/rails/crypto/address-derivation.js';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { onPostgres, testDatabaseUrl } from '../helpers/database.js';
 import {

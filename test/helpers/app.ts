@@ -3,7 +3,7 @@ import { type Config, loadConfig } from '../../src/config.js';
 import type { Database } from '../../src/db/database.js';
 import type { App } from '../../src/http/schemas.js';
 import type { Clock } from '../../src/lib/clock.js';
-import type { SourceFactory } from '../../src/modules/chains/index.js';
+import type { SourceFactory } from '../../src/rails/chains/index.js';
 import { closeTestDatabase, testDatabase } from './database.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';

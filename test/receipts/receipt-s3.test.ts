@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { createS3Storage, type ReceiptStorage } from '../../src/modules/receipts/receipt-storage.js';
+import { createS3Storage, type ReceiptStorage } from '../../src/rails/receipts/receipt-storage.js';
 import { pdfFile } from '../helpers/files.js';
 
 /**

@@ -10,12 +10,12 @@ import { eq } from 'drizzle-orm';
 import { buildApp } from '../../src/app.js';
 import { receipts } from '../../src/db/tables/receipts.js';
 import type { App } from '../../src/http/schemas.js';
-import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';
+import { parseAllowlist } from '../../src/platform/outbound/address-policy.js';
 import {
   createOutboundGuard,
   ForbiddenAddressError,
   type OutboundGuard,
-} from '../../src/modules/outbound/outbound-guard.js';
+} from '../../src/platform/outbound/outbound-guard.js';
 import { testConfig } from '../helpers/app.js';
 import { closeTestDatabase, testDatabase } from '../helpers/database.js';
 import { pdfFile } from '../helpers/files.js';

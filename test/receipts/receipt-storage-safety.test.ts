@@ -7,7 +7,7 @@ import pino from 'pino';
 import { buildApp, type Services } from '../../src/app.js';
 import type { App } from '../../src/http/schemas.js';
 import { startJobs } from '../../src/jobs.js';
-import { createDirectoryStorage, type ReceiptStorage } from '../../src/modules/receipts/receipt-storage.js';
+import { createDirectoryStorage, type ReceiptStorage } from '../../src/rails/receipts/receipt-storage.js';
 import { testConfig } from '../helpers/app.js';
 import { closeTestDatabase, isolateDatabase, testDatabase } from '../helpers/database.js';
 import { multipartBody, pngFile } from '../helpers/files.js';

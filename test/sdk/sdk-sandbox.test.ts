@@ -18,8 +18,8 @@ import {
   sign,
   startListener,
 } from '../../packages/sdk/src/index.js';
-import { SANDBOX_OUTCOMES } from '../../src/modules/sandbox/index.js';
-import { EVENT_TYPES } from '../../src/modules/webhooks/index.js';
+import { SANDBOX_OUTCOMES } from '../../src/rails/sandbox/index.js';
+import { EVENT_TYPES } from '../../src/rails/webhooks/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { admin, createMerchant, type TestMerchant } from '../helpers/merchant-client.js';
 

@@ -3,12 +3,12 @@ import { after, before, describe, it } from 'node:test';
 import { request } from 'undici';
 import { buildApp } from '../../src/app.js';
 import type { App } from '../../src/http/schemas.js';
-import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';
+import { parseAllowlist } from '../../src/platform/outbound/address-policy.js';
 import {
   createOutboundGuard,
   ForbiddenAddressError,
   type Resolver,
-} from '../../src/modules/outbound/outbound-guard.js';
+} from '../../src/platform/outbound/outbound-guard.js';
 import { manualClock, testConfig } from '../helpers/app.js';
 import { closeTestDatabase, isolateDatabase, testDatabase } from '../helpers/database.js';
 import {

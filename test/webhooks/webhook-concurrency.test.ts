@@ -4,12 +4,12 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import { webhookAttempts, webhookDeliveries } from '../../src/db/tables/webhooks.js';
 import type { Clock } from '../../src/lib/clock.js';
-import { parseAllowlist } from '../../src/modules/outbound/address-policy.js';
-import { createOutboundGuard, type OutboundGuard } from '../../src/modules/outbound/outbound-guard.js';
+import { parseAllowlist } from '../../src/platform/outbound/address-policy.js';
+import { createOutboundGuard, type OutboundGuard } from '../../src/platform/outbound/outbound-guard.js';
 import {
   createWebhookDispatcher,
   type WebhookDispatcher,
-} from '../../src/modules/webhooks/webhook-dispatcher.js';
+} from '../../src/rails/webhooks/webhook-dispatcher.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { isolateDatabase, needsPostgres, testDatabaseUrl } from '../helpers/database.js';
 import {

@@ -3,7 +3,7 @@ import { check, index, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-c
 import { createdAt, ts } from '../columns.js';
 import { orders } from './orders.js';
 
-// Tables of the appeals module: only src/modules/appeals/ reads and writes them (docs/architecture.md).
+// Tables of the appeals module: only src/rails/appeals/ reads and writes them (docs/architecture.md).
 
 /**
  * Late-payment claims (issue 21 section 4; docs/decisions.md section 27): a payer or the merchant

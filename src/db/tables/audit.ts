@@ -1,7 +1,7 @@
 import { bigserial, index, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { createdAt } from '../columns.js';
 
-// Tables of the audit module: only src/modules/audit/ reads and writes them (docs/architecture.md).
+// Tables of the audit module: only src/platform/audit/ reads and writes them (docs/architecture.md).
 
 /** Append-only trail of every admin change: who, when, from where, what, before and after. */
 export const auditLog = pgTable(

@@ -1,7 +1,7 @@
 import { bigint, boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { ts } from '../columns.js';
 
-// Tables of the chains module: only src/modules/chains/ reads and writes them (docs/architecture.md).
+// Tables of the chains module: only src/rails/chains/ reads and writes them (docs/architecture.md).
 
 /**
  * The built-in chain watchers (docs/decisions.md sections 25 and 34): one row per chain, the operator's settings (null: the

@@ -15,7 +15,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
-// Tables of the crypto module: only src/modules/crypto/ reads and writes them (docs/architecture.md).
+// Tables of the crypto module: only src/rails/crypto/ reads and writes them (docs/architecture.md).
 
 /**
  * Operator-configured account-level extended public keys and the next index of each. A key is known by

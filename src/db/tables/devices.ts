@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, check, index, jsonb, numeric, pgTable, text, uniqueIndex, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
-// Tables of the devices module: only src/modules/devices/ reads and writes them (docs/architecture.md).
+// Tables of the devices module: only src/rails/devices/ reads and writes them (docs/architecture.md).
 
 /** A phone's health as its last heartbeat reported it (issue 19 section 4). */
 export interface DeviceHealthColumn {

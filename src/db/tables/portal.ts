@@ -3,7 +3,7 @@ import { bigint, boolean, check, index, pgTable, text, uniqueIndex, uuid } from 
 import { createdAt, ts } from '../columns.js';
 import { merchants } from './merchants.js';
 
-// Tables of the portal module: only src/modules/portal/ reads and writes them (docs/architecture.md).
+// Tables of the portal module: only src/surfaces/portal/ reads and writes them (docs/architecture.md).
 
 /**
  * People of a merchant who sign in to the portal (issue 21 section 1). `role`: `owner` (everything,

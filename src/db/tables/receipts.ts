@@ -3,7 +3,7 @@ import { boolean, check, index, integer, pgTable, text, uniqueIndex, uuid } from
 import { createdAt, ts } from '../columns.js';
 import { orders } from './orders.js';
 
-// Tables of the receipts module: only src/modules/receipts/ reads and writes them (docs/architecture.md).
+// Tables of the receipts module: only src/rails/receipts/ reads and writes them (docs/architecture.md).
 
 /**
  * Payment receipts attached to orders (docs/api.md "POST /merchant/receipt/upload"; docs/decisions.md

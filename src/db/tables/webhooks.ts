@@ -3,7 +3,7 @@ import { bigserial, boolean, check, index, integer, jsonb, pgTable, text, uuid }
 import { createdAt, ts } from '../columns.js';
 import { orders } from './orders.js';
 
-// Tables of the webhooks module: only src/modules/webhooks/ reads and writes them (docs/architecture.md).
+// Tables of the webhooks module: only src/rails/webhooks/ reads and writes them (docs/architecture.md).
 
 /**
  * Webhook outbox (docs/decisions.md section 11): one row per delivery, written in the transaction that

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import { banks } from '../../db/tables/banks.js';
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError, invalidField } from '../../lib/errors.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import { BANK_FORMATS, type BankFormat, bankFormat } from '../bank-messages/index.js';
 
 export type BankRow = typeof banks.$inferSelect;

@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money, toJsonAmount } from '../../lib/money.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import { FIAT_CURRENCIES } from '../catalog/index.js';
 import { findMerchant } from '../merchants/index.js';
 import {

@@ -1,5 +1,5 @@
 import { invalidField } from '../../lib/errors.js';
-import { type Allowlist, publicUrl } from '../outbound/index.js';
+import { type Allowlist, publicUrl } from '../../platform/outbound/index.js';
 import type { NewMerchantRow } from './merchants-repository.js';
 
 /** What the payment form shows of the merchant (issue 22), as the admin API and the portal take it. */

@@ -4,9 +4,9 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
 import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
+import { type Allowlist, parseAllowlist } from '../../platform/outbound/index.js';
 import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../catalog/index.js';
-import { type Allowlist, parseAllowlist } from '../outbound/index.js';
 import {
   type ApiKeyView,
   apiKeyView,

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { type SecretBox, sha256Hex } from '../../lib/secrets.js';
 import { newTotp, totpStep } from '../../lib/totp.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import type { Role } from './permissions.js';
 
 export type OperatorRow = typeof operators.$inferSelect;

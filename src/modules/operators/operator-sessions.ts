@@ -7,7 +7,7 @@ import { AppError } from '../../lib/errors.js';
 import { ipAllowed } from '../../lib/ip-ranges.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import type { createOperatorMfa, OperatorRow } from './operator-mfa.js';
 
 /** Console sessions last 12 hours. */

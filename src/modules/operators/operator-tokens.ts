@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { ipAllowed } from '../../lib/ip-ranges.js';
 import { randomToken, sha256Hex } from '../../lib/secrets.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import type { OperatorRow } from './operator-mfa.js';
 
 /** An operator's API token as lists show it (never the token). */

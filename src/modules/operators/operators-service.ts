@@ -7,7 +7,7 @@ import { AppError, invalidField } from '../../lib/errors.js';
 import { parseIpRanges } from '../../lib/ip-ranges.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, type SecretBox } from '../../lib/secrets.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import { createOperatorMfa, type OperatorRow } from './operator-mfa.js';
 import { createOperatorSessions } from './operator-sessions.js';
 import { createOperatorTokens } from './operator-tokens.js';

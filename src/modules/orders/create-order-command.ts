@@ -1,5 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { AppError, invalidField } from '../../lib/errors.js';
+import type { Allowlist } from '../../platform/outbound/index.js';
 import {
   type CryptoMethod,
   cryptoMethod,
@@ -12,7 +13,6 @@ import {
   requisiteNeedFor,
 } from '../catalog/index.js';
 import type { MerchantRow } from '../merchants/index.js';
-import type { Allowlist } from '../outbound/index.js';
 import {
   type ClientFields,
   type CreateOrderBody,

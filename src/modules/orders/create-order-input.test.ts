@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AppError, type ErrorCode } from '../../lib/errors.js';
+import { parseAllowlist } from '../../platform/outbound/index.js';
 import type { MerchantRow } from '../merchants/index.js';
-import { parseAllowlist } from '../outbound/index.js';
 import {
   type CreateOrderBody,
   callbackUrl,

@@ -1,9 +1,9 @@
 import type { Static } from '@sinclair/typebox';
 import { AppError } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
+import { type Allowlist, publicUrl } from '../../platform/outbound/index.js';
 import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../catalog/index.js';
 import type { MerchantRow } from '../merchants/index.js';
-import { type Allowlist, publicUrl } from '../outbound/index.js';
 import type { CreateOrderBodySchema } from './orders-schemas.js';
 
 /**

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import { AppError } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import { postPayinCredit, settleHold } from '../ledger/index.js';
 import type { OrderRow } from './order-view.js';
 import {

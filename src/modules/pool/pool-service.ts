@@ -4,7 +4,7 @@ import { requisiteOffers } from '../../db/tables/pool.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import { FIAT_TYPES, requisiteNeedFor } from '../catalog/index.js';
 import type { MerchantRow } from '../merchants/index.js';
 import { findRequisite, findRequisites } from '../requisites/index.js';

@@ -3,7 +3,7 @@ import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
-import { writeAudit } from '../audit/index.js';
+import { writeAudit } from '../../platform/audit/index.js';
 import type { BanksService } from '../banks/index.js';
 import { FIAT_CURRENCIES } from '../catalog/index.js';
 import {

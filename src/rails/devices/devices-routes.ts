@@ -1,0 +1,121 @@
+import { Type } from '@sinclair/typebox';
+import type { preValidationAsyncHookHandler } from 'fastify';
+import { bearerToken } from '../../http/bearer.js';
+import { actorOf } from '../../http/request-context.js';
+import { type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
+import { OfferInput, type PoolService } from '../../modules/pool/index.js';
+import {
+  NotificationIngestedSchema,
+  NotificationSchema,
+  PublishedOfferSchema,
+} from './devices-admin-schemas.js';
+import type { DeviceRow } from './devices-repository.js';
+import type { DevicesService } from './devices-service.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    device?: DeviceRow;
+  }
+}
+
+/** Requisite holders' devices: `POST /trader/notifications` and `POST /trader/offers` (Bearer device token). */
+export function traderRoutes(app: App, deps: { devices: DevicesService; pool: PoolService }) {
+  const deviceAuth: preValidationAsyncHookHandler = async (request) => {
+    const token = bearerToken(request);
+    const device = token.startsWith('dev_') ? await deps.devices.deviceByToken(token) : undefined;
+    if (!device) throw new AppError('UNAUTHORIZED');
+    request.device = device;
+    if (request.bodyParseError) throw new AppError('INVALID_JSON');
+  };
+  const deviceOf = (request: { device?: DeviceRow }) => {
+    if (!request.device) throw new AppError('UNAUTHORIZED');
+    return request.device;
+  };
+  app.post(
+    '/trader/notifications',
+    {
+      preValidation: deviceAuth,
+      schema: {
+        tags: ['trader'],
+        summary: 'A bank notification of an incoming transfer to one of the device holder requisites',
+        body: Type.Object({
+          message_id: Type.String({ minLength: 1, maxLength: 200 }),
+          requisite_id: Type.String({ maxLength: 64 }),
+          amount: Type.Union([
+            Type.Number({ exclusiveMinimum: 0 }),
+            Type.String({ pattern: '^\\d{1,15}(\\.\\d{1,2})?$' }),
+          ]),
+          currency: Type.String({ maxLength: 8 }),
+          received_at: Type.String({ maxLength: 40 }),
+          text: Type.Optional(Type.String({ maxLength: 2000 })),
+        }),
+        response: { 200: Envelope(NotificationIngestedSchema), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.devices.ingest(deviceOf(request), request.body),
+    }),
+  );
+  app.post(
+    '/trader/offers',
+    {
+      preValidation: deviceAuth,
+      schema: {
+        tags: ['trader'],
+        body: Type.Object(OfferInput),
+        response: { 200: Envelope(PublishedOfferSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const device = deviceOf(request);
+      if (!(await deps.devices.boundRequisites(device)).includes(request.body.requisite_id))
+        throw new AppError('FORBIDDEN');
+      return {
+        success: true as const,
+        data: await deps.pool.publishOffer(request.body, { name: `device:${device.name}`, ip: request.ip }),
+      };
+    },
+  );
+}
+
+/** Admin: the pre-parsed bank notifications (issue 9); devices themselves: device-admin-routes.ts. */
+export function devicesAdminRoutes(app: App, deps: { devices: DevicesService }) {
+  app.get(
+    '/admin/notifications',
+    {
+      schema: {
+        tags: ['admin'],
+        querystring: Type.Object({
+          status: Type.Optional(
+            Type.Union(['matched', 'unmatched', 'late', 'assigned'].map((s) => Type.Literal(s))),
+          ),
+        }),
+        response: { 200: Envelope(Type.Array(NotificationSchema)), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.devices.listNotifications(
+        request.query.status as 'matched' | 'unmatched' | 'late' | 'assigned' | undefined,
+      ),
+    }),
+  );
+  app.post(
+    '/admin/notifications/:id/assign',
+    {
+      schema: {
+        tags: ['admin'],
+        summary: 'Confirm an order with an unmatched or late notification',
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        body: Type.Object({ order_id: Type.String({ maxLength: 64 }) }),
+        response: { 200: Envelope(NotificationSchema), ...errorResponses },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await deps.devices.assign(request.params.id, request.body.order_id, actorOf(request)),
+    }),
+  );
+}

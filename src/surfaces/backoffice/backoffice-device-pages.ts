@@ -1,0 +1,59 @@
+import type { App } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
+import type { DeviceAdmin, DeviceReview } from '../../rails/devices/index.js';
+import { checkCsrf, requirePermission } from './backoffice-session.js';
+import { act } from './console-messages.js';
+import { type Form, render, str } from './console-pages.js';
+
+const STATUSES = [
+  'review',
+  'block',
+  'alert',
+  'confirmed',
+  'paired',
+  'assigned',
+  'dismissed',
+  'ignored',
+] as const;
+
+/**
+ * Console pages for requisite holders' phones (issue 19): devices with state, health and warnings,
+ * and the review queue of their messages with assign and dismiss (the same services as the admin API).
+ */
+export function devicePages(pages: App, services: { deviceAdmin: DeviceAdmin; deviceReview: DeviceReview }) {
+  pages.get('/backoffice/devices', async (request, reply) => {
+    requirePermission(request, 'pool.read');
+    return render(request, reply, 'devices.eta', { list: await services.deviceAdmin.list() });
+  });
+  pages.get('/backoffice/device-events', async (request, reply) => {
+    requirePermission(request, 'orders.read');
+    const q = request.query as Form;
+    const status = STATUSES.find((s) => s === q.status) ?? 'review';
+    const rows = await services.deviceReview.list({ status, limit: 300 });
+    return render(request, reply, 'device-events.eta', { rows, status, statuses: STATUSES });
+  });
+  pages.post('/backoffice/device-events/:id/assign', async (request, reply) => {
+    const form = request.body as Form;
+    checkCsrf(request, form._csrf);
+    const user = requirePermission(request, 'orders.manage');
+    const { id } = request.params as { id: string };
+    return act(reply, '/backoffice/device-events', async () => {
+      const orderId = str(form.order_id);
+      if (!orderId) throw new AppError('VALIDATION_ERROR', [{ field: 'order_id', problem: 'is required' }]);
+      await services.deviceReview.assign(id, orderId, user.actor);
+      return { key: 'assigned', values: { order: orderId } };
+    });
+  });
+  pages.post('/backoffice/device-events/:id/dismiss', async (request, reply) => {
+    const form = request.body as Form;
+    checkCsrf(request, form._csrf);
+    const user = requirePermission(request, 'orders.manage');
+    const { id } = request.params as { id: string };
+    return act(reply, '/backoffice/device-events', async () => {
+      const reason = str(form.reason);
+      if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
+      await services.deviceReview.dismiss(id, reason, user.actor);
+      return 'dismissed';
+    });
+  });
+}

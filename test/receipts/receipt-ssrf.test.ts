@@ -126,11 +126,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Child process: downloadReceipt over `urls` with the fake resolver (see receipt-url.test.ts, BUG). */
 const HARNESS = `
 const input = JSON.parse(process.env.HARNESS_INPUT);
-const src = input.root + 'src/modules/';
-const { downloadReceipt } = await import(src + 'receipts/receipt-fetch.ts');
-const { createOutboundGuard } = await import(src + 'outbound/outbound-guard.ts');
-const { parseAllowlist } = await import(src + 'outbound/address-policy.ts');
-const { createDirectoryStorage } = await import(src + 'receipts/receipt-storage.ts');
+const src = input.root + 'src/';
+const { downloadReceipt } = await import(src + 'rails/receipts/receipt-fetch.ts');
+const { createOutboundGuard } = await import(src + 'platform/outbound/outbound-guard.ts');
+const { parseAllowlist } = await import(src + 'platform/outbound/address-policy.ts');
+const { createDirectoryStorage } = await import(src + 'rails/receipts/receipt-storage.ts');
 process.on('uncaughtException', () => {}); // the known destroy() bug; receipt-url.test.ts reports it
 const resolver = async (host) => {
   const found = input.table[host];

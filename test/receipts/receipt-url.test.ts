@@ -39,11 +39,11 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Child-process harness: downloadReceipt over `urls` with a fake resolver; codes and uncaught errors. */
 const HARNESS = `
 const input = JSON.parse(process.env.HARNESS_INPUT);
-const src = input.root + 'src/modules/';
-const { downloadReceipt } = await import(src + 'receipts/receipt-fetch.ts');
-const { createOutboundGuard } = await import(src + 'outbound/outbound-guard.ts');
-const { parseAllowlist } = await import(src + 'outbound/address-policy.ts');
-const { createDirectoryStorage } = await import(src + 'receipts/receipt-storage.ts');
+const src = input.root + 'src/';
+const { downloadReceipt } = await import(src + 'rails/receipts/receipt-fetch.ts');
+const { createOutboundGuard } = await import(src + 'platform/outbound/outbound-guard.ts');
+const { parseAllowlist } = await import(src + 'platform/outbound/address-policy.ts');
+const { createDirectoryStorage } = await import(src + 'rails/receipts/receipt-storage.ts');
 const uncaught = [];
 process.on('uncaughtException', (e) => uncaught.push(String(e.code ?? e.name) + ': ' + e.message));
 const resolver = async (host) => {

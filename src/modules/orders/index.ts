@@ -35,6 +35,7 @@ export { listQueue, modeFilter, type OrderFilter, streamOrders } from './orders-
 export {
   assignPayout,
   type CreditOnRequisite,
+  type CryptoQuoteColumns,
   cryptoAddressesToWatch,
   cryptoOrdersAtAddress,
   cryptoOrdersAwaitingQuote,
@@ -54,8 +55,8 @@ export {
   insertOrder,
   lockOrder,
   type NewOrderRow,
-  type OrderPatch,
-  patchOrder,
+  recordReceivedAmount,
+  setReceiptStatus,
 } from './orders-repository.js';
 export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';

@@ -68,11 +68,20 @@ export async function cryptoOrdersAwaitingQuote(ex: Executor, limit: number): Pr
     .limit(limit);
 }
 
-/** Fills the quote of a pending crypto order that has none yet; answers whether it did. */
+/** A crypto order's quote: the coin amount and rate, the fee and what the merchant gets (text). */
+export type CryptoQuoteColumns = Pick<
+  OrderPatch,
+  'cryptoAmount' | 'cryptoRate' | 'fee' | 'amountAfterFee' | 'usdtAmount' | 'usdtAmountAfterFee'
+>;
+
+/**
+ * Fills the quote of a pending crypto order that has none yet (its rate was missing at creation);
+ * answers whether it did. The only write of an order's fee outside the lifecycle, and only once.
+ */
 export async function setCryptoQuote(
   ex: Executor,
   id: string,
-  quote: OrderPatch,
+  quote: CryptoQuoteColumns,
   now: Date,
 ): Promise<boolean> {
   const rows = await ex

@@ -131,25 +131,29 @@ export function orderReads(db: Db): { full: OrderLookups<OrderRow>; info: OrderL
 }
 
 /**
- * Changes the columns of `OrderPatch` (never the status); answers the order, or undefined when
- * `onlyPending` is set and the order is no longer pending.
+ * What a crypto order has received so far (the coin's units as decimal text), written while a
+ * payment is partial: the credit itself, with the credited figures, is the lifecycle's
+ * (`succeed`). Never the status; answers the order.
  */
-export async function patchOrder(
+export async function recordReceivedAmount(
   ex: Executor,
   id: string,
-  patch: OrderPatch,
-  options: { onlyPending?: boolean; now?: Date } = {},
+  receivedAmount: string,
+  now: Date,
 ): Promise<OrderRow | undefined> {
-  const where = options.onlyPending
-    ? and(eq(orders.id, id), eq(orders.status, 'pending'))
-    : eq(orders.id, id);
   return (
-    await ex
-      .update(orders)
-      .set({ ...patch, updatedAt: options.now ?? new Date() })
-      .where(where)
-      .returning()
+    await ex.update(orders).set({ receivedAmount, updatedAt: now }).where(eq(orders.id, id)).returning()
   )[0];
+}
+
+/** The status of the order's latest receipt (receipts keeps it equal to its own rows). */
+export async function setReceiptStatus(
+  ex: Executor,
+  id: string,
+  receiptStatus: OrderRow['receiptStatus'],
+  now: Date,
+): Promise<void> {
+  await ex.update(orders).set({ receiptStatus, updatedAt: now }).where(eq(orders.id, id));
 }
 
 /** The status columns of a transition; written only by order-lifecycle.ts. */

@@ -14,7 +14,7 @@ import {
   lockOrder,
   type OrderLifecycle,
   type OrderRow,
-  patchOrder,
+  recordReceivedAmount,
 } from '../../modules/orders/index.js';
 import type { RatesService } from '../../modules/rates/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
@@ -122,7 +122,7 @@ export function createCryptoPayments(deps: {
       received.lt(order.cryptoAmount) ||
       (order.status === 'error' && !manual)
     ) {
-      await patchOrder(tx, order.id, { receivedAmount: toDbAmount(received) }, { now: new Date(nowMs) });
+      await recordReceivedAmount(tx, order.id, toDbAmount(received), new Date(nowMs));
       return audit({ outcome: 'partial' as const, order_id: order.id, status: order.status });
     }
     const limit = money(order.cryptoAmount).times(manualRatio);

@@ -309,7 +309,7 @@ export function createReceiptsService(deps: {
         .returning()
     )[0];
     if (!after) return 'missing';
-    await syncOrderReceiptStatus(tx, before.orderId);
+    await syncOrderReceiptStatus(tx, before.orderId, new Date(clock.now()));
     await writeAudit(tx, actor, {
       action: decision === 'accepted' ? 'receipt.accept' : 'receipt.reject',
       targetType: 'order',

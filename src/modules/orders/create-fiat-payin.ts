@@ -11,7 +11,7 @@ import type { FiatPayinCommand } from './create-order-command.js';
 import { checkLimits } from './create-order-input.js';
 import { newOrderRow } from './new-order.js';
 import type { OrderRow } from './order-view.js';
-import { DuplicateOrderError, externalIdTaken, insertOrder } from './orders-repository.js';
+import { assertNewExternalId, insertOrder } from './orders-repository.js';
 import { amountAfterFee, computeFee, usdtFigures } from './orders-rules.js';
 import {
   type Claim,
@@ -99,57 +99,50 @@ export function createFiatPayinFlow(deps: {
       });
     };
 
-    try {
-      if (merchant.test) {
-        // A sandbox order (issue 21 section 2): generated details, no requisite, no amount shift.
-        if (cmd.offerId !== undefined || cmd.amount === undefined) throw new AppError('REQUISITES_NOT_FOUND');
-        if (await externalIdTaken(db, merchant, cmd.orderId ?? id))
-          throw new AppError('ORDER_ALREADY_EXISTS');
-        return await insertOrder(db, {
-          ...rowFor(cmd.amount, cmd.amount),
-          ...sandboxPaymentDetails(cmd.need, id),
-        });
-      }
-      if (cmd.offerId === undefined && !shifting && cmd.amount !== undefined) {
-        // The common case in one statement; anything it cannot do takes the transaction below.
-        const created = await claim(rowFor(cmd.amount, cmd.amount), pick(cmd.amount), {
-          tryLockRub: cmd.currency === 'RUB',
-        });
-        if (created) return created;
-      }
-      const externalId = cmd.orderId ?? id;
-      if (await externalIdTaken(db, merchant, externalId)) throw new AppError('ORDER_ALREADY_EXISTS');
-      return await db.transaction(async (tx) => {
-        if (cmd.offerId !== undefined) {
-          if (!deps.takeOffer) throw new AppError('REQUISITES_NOT_FOUND');
-          const taken = await deps.takeOffer(tx, cmd.offerId, cmd.type, id, merchant);
-          if (taken.requisite.currency !== cmd.currency) throw new AppError('REQUISITES_NOT_FOUND');
-          const payable = Number(taken.amount);
-          checkLimits(merchant, cmd.type, payable);
-          if (cmd.currency === 'RUB') await lockRubAmounts(tx, false);
-          // A pool order's amount is the offer's (docs/decisions.md section 23).
-          return insertAssignedOrder(tx, {
-            ...rowFor(payable, payable),
-            ...requisiteColumns(taken.requisite),
-          });
-        }
-        const amount = cmd.amount ?? 0;
-        let payable = amount;
-        if (cmd.currency === 'RUB') {
-          await lockRubAmounts(tx, shifting);
-          if (shifting && cmd.deviation) payable = await firstFreeRubAmount(tx, amount, cmd.deviation, now);
-        }
-        const row = rowFor(payable, amount);
-        const claimed = await claim(row, pick(payable), { tryLockRub: false, ex: tx });
-        if (claimed) return claimed;
-        // Every candidate held, or the next one has limits: wait for it / re-check its limits.
-        const requisite = await takeRequisite(tx, pick(payable));
-        if (!requisite) throw new AppError('REQUISITES_NOT_FOUND');
-        return insertAssignedOrder(tx, { ...row, ...requisiteColumns(requisite) });
+    if (merchant.test) {
+      // A sandbox order (issue 21 section 2): generated details, no requisite, no amount shift.
+      if (cmd.offerId !== undefined || cmd.amount === undefined) throw new AppError('REQUISITES_NOT_FOUND');
+      await assertNewExternalId(db, merchant, cmd.orderId ?? id);
+      return await insertOrder(db, {
+        ...rowFor(cmd.amount, cmd.amount),
+        ...sandboxPaymentDetails(cmd.need, id),
       });
-    } catch (err) {
-      if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
-      throw err;
     }
+    if (cmd.offerId === undefined && !shifting && cmd.amount !== undefined) {
+      // The common case in one statement; anything it cannot do takes the transaction below.
+      const created = await claim(rowFor(cmd.amount, cmd.amount), pick(cmd.amount), {
+        tryLockRub: cmd.currency === 'RUB',
+      });
+      if (created) return created;
+    }
+    await assertNewExternalId(db, merchant, cmd.orderId ?? id);
+    return await db.transaction(async (tx) => {
+      if (cmd.offerId !== undefined) {
+        if (!deps.takeOffer) throw new AppError('REQUISITES_NOT_FOUND');
+        const taken = await deps.takeOffer(tx, cmd.offerId, cmd.type, id, merchant);
+        if (taken.requisite.currency !== cmd.currency) throw new AppError('REQUISITES_NOT_FOUND');
+        const payable = Number(taken.amount);
+        checkLimits(merchant, cmd.type, payable);
+        if (cmd.currency === 'RUB') await lockRubAmounts(tx, false);
+        // A pool order's amount is the offer's (docs/decisions.md section 23).
+        return insertAssignedOrder(tx, {
+          ...rowFor(payable, payable),
+          ...requisiteColumns(taken.requisite),
+        });
+      }
+      const amount = cmd.amount ?? 0;
+      let payable = amount;
+      if (cmd.currency === 'RUB') {
+        await lockRubAmounts(tx, shifting);
+        if (shifting && cmd.deviation) payable = await firstFreeRubAmount(tx, amount, cmd.deviation, now);
+      }
+      const row = rowFor(payable, amount);
+      const claimed = await claim(row, pick(payable), { tryLockRub: false, ex: tx });
+      if (claimed) return claimed;
+      // Every candidate held, or the next one has limits: wait for it / re-check its limits.
+      const requisite = await takeRequisite(tx, pick(payable));
+      if (!requisite) throw new AppError('REQUISITES_NOT_FOUND');
+      return insertAssignedOrder(tx, { ...row, ...requisiteColumns(requisite) });
+    });
   };
 }

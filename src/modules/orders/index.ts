@@ -49,8 +49,7 @@ export {
   setCryptoQuote,
 } from './orders-queries.js';
 export {
-  DuplicateOrderError,
-  externalIdTaken,
+  assertNewExternalId,
   findOrderById,
   insertOrder,
   lockOrder,

@@ -53,12 +53,17 @@ export async function insertOrder(ex: Executor, row: NewOrderRow): Promise<Order
   }
 }
 
-/** Whether the merchant has an order with this external id in the mode of `merchant.test`. */
-export async function externalIdTaken(
+/**
+ * Refuses an order id the merchant already used in the mode of `merchant.test` (docs/decisions.md
+ * section 1), before a mode spends anything on the order (a deposit address, a hold, the amounts
+ * lock). Throws DuplicateOrderError, which `createOrder` answers as ORDER_ALREADY_EXISTS for every
+ * mode; the unique index behind `insertOrder` decides a race.
+ */
+export async function assertNewExternalId(
   ex: Executor,
   merchant: { id: string; test?: boolean | undefined },
   externalId: string,
-): Promise<boolean> {
+): Promise<void> {
   const rows = await ex
     .select({ id: orders.id })
     .from(orders)
@@ -70,7 +75,7 @@ export async function externalIdTaken(
       ),
     )
     .limit(1);
-  return rows.length > 0;
+  if (rows.length > 0) throw new DuplicateOrderError();
 }
 
 export async function findOrderById(ex: Executor, id: string): Promise<OrderRow | undefined> {

@@ -16,6 +16,7 @@ import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
 import { endedBy, listOrders, type OrderFilter, streamOrders } from './orders-lists.js';
 import { dailySeries, merchantReport } from './orders-reports.js';
 import {
+  DuplicateOrderError,
   findOrderById,
   lockOrder,
   type OrderLookups,
@@ -162,12 +163,18 @@ export function createOrdersService(deps: {
     /** `POST /merchant/createOrder` with its parsed command: the answer of its mode. */
     async createOrder(merchant: MerchantRow, command: CreateOrderCommand) {
       let order: OrderRow;
-      if (command.mode === 'fiat') order = await createFiatPayin(merchant, command);
-      else if (command.mode === 'crypto' && deps.modes?.crypto)
-        order = await deps.modes.crypto.create(merchant, command);
-      else if (command.mode === 'payout' && deps.modes?.payout)
-        order = await deps.modes.payout.create(merchant, command);
-      else throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+      try {
+        if (command.mode === 'fiat') order = await createFiatPayin(merchant, command);
+        else if (command.mode === 'crypto' && deps.modes?.crypto)
+          order = await deps.modes.crypto.create(merchant, command);
+        else if (command.mode === 'payout' && deps.modes?.payout)
+          order = await deps.modes.payout.create(merchant, command);
+        else throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+      } catch (err) {
+        // One answer for a used order id in every mode (docs/decisions.md section 1).
+        if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
+        throw err;
+      }
       if (!order.test) deps.onCreated?.(order.type, order.direction);
       return createOrderAnswer(order, clock.now(), publicBaseUrl);
     },

@@ -6,11 +6,10 @@ import { money, toDbAmount } from '../../lib/money.js';
 import { cryptoMethod } from '../../modules/catalog/index.js';
 import { findMerchant, type MerchantRow } from '../../modules/merchants/index.js';
 import {
+  assertNewExternalId,
   type CryptoPayinCommand,
   checkLimits,
   cryptoOrdersAwaitingQuote,
-  DuplicateOrderError,
-  externalIdTaken,
   insertOrder,
   newOrderRow,
   type OrderRow,
@@ -47,7 +46,7 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
     /** `createOrder` in crypto mode, from its parsed command. ORDER_ALREADY_EXISTS, limits, REQUISITES_NOT_FOUND. */
     async create(merchant: MerchantRow, cmd: CryptoPayinCommand): Promise<OrderRow> {
       const id = newInternalId();
-      if (await externalIdTaken(db, merchant, cmd.orderId ?? id)) throw new AppError('ORDER_ALREADY_EXISTS');
+      await assertNewExternalId(db, merchant, cmd.orderId ?? id);
       const feePercent = money(merchant.payinFeePercentByType[cmd.type] ?? merchant.payinFeePercent);
       const quote = quoteCryptoOrder({
         amount: cmd.amount,
@@ -62,39 +61,34 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
       });
       if (quote.rubAmount) checkLimits(merchant, cmd.type, quote.rubAmount.toFixed());
       const now = new Date(clock.now());
-      try {
-        return await db.transaction(async (tx) => {
-          // A sandbox order's address is generated: no derivation index of a live key is used up.
-          const deposit = merchant.test
-            ? { address: sandboxDepositAddress(cmd.method, id), index: null }
-            : await allocateDepositAddress(tx, cmd.method.keyNetwork, now);
-          if (!deposit) throw new AppError('REQUISITES_NOT_FOUND');
-          const draft = newOrderRow({
-            id,
-            merchant,
-            command: cmd,
-            currency: cmd.requestCurrency,
-            figures: {
-              amount: cmd.amount,
-              payable: cmd.amount,
-              feePercent,
-              fee: quote.fee ?? money(0),
-              amountAfterFee: quote.amountAfterFee ?? money(0),
-            },
-            now,
-            extra: { ...quoteColumns(quote), derivationIndex: deposit.index },
-          });
-          return insertOrder(tx, {
-            ...draft,
-            pdAddress: deposit.address,
-            pdBank: cmd.method.coin,
-            pdHolderName: cmd.method.network,
-          });
+      return db.transaction(async (tx) => {
+        // A sandbox order's address is generated: no derivation index of a live key is used up.
+        const deposit = merchant.test
+          ? { address: sandboxDepositAddress(cmd.method, id), index: null }
+          : await allocateDepositAddress(tx, cmd.method.keyNetwork, now);
+        if (!deposit) throw new AppError('REQUISITES_NOT_FOUND');
+        const draft = newOrderRow({
+          id,
+          merchant,
+          command: cmd,
+          currency: cmd.requestCurrency,
+          figures: {
+            amount: cmd.amount,
+            payable: cmd.amount,
+            feePercent,
+            fee: quote.fee ?? money(0),
+            amountAfterFee: quote.amountAfterFee ?? money(0),
+          },
+          now,
+          extra: { ...quoteColumns(quote), derivationIndex: deposit.index },
         });
-      } catch (err) {
-        if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
-        throw err;
-      }
+        return insertOrder(tx, {
+          ...draft,
+          pdAddress: deposit.address,
+          pdBank: cmd.method.coin,
+          pdHolderName: cmd.method.network,
+        });
+      });
     },
 
     /**

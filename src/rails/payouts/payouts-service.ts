@@ -11,11 +11,10 @@ import { createHold, lockBalance } from '../../modules/ledger/index.js';
 import type { MerchantRow } from '../../modules/merchants/index.js';
 import {
   amountAfterFee,
+  assertNewExternalId,
   assignPayout,
   computeFee,
-  DuplicateOrderError,
   eventActor,
-  externalIdTaken,
   insertOrder,
   listQueue,
   lockOrder,
@@ -53,41 +52,36 @@ export function createPayoutsService(deps: {
       const bankNames = new Set((await banks.listEnabled()).map((b) => b.name));
       const details = parsePayoutDetails(cmd.details, cmd.type, bankNames);
       const id = newInternalId();
-      if (await externalIdTaken(db, merchant, cmd.orderId ?? id)) throw new AppError('ORDER_ALREADY_EXISTS');
+      await assertNewExternalId(db, merchant, cmd.orderId ?? id);
       const feePercent = money(merchant.payoutFeePercent);
       const gross = money(cmd.amount);
       const fee = computeFee(gross, feePercent);
       const debit = amountAfterFee('PAYOUT', gross, fee);
       const now = new Date(clock.now());
-      try {
-        return await db.transaction(async (tx) => {
-          // A sandbox payout (issue 21 section 2) holds nothing: test orders never touch balances.
-          if (!merchant.test) {
-            const balance = await lockBalance(tx, merchant.id, 'RUB');
-            if (balance.balance.minus(balance.reserved).lt(debit)) throw new AppError('INSUFFICIENT_BALANCE');
-          }
-          const draft = newOrderRow({
-            id,
-            merchant,
-            command: cmd,
-            currency: 'RUB',
-            figures: { amount: gross, payable: gross, feePercent, fee, amountAfterFee: debit },
-            now,
-          });
-          const order = await insertOrder(tx, {
-            ...draft,
-            pdAddress: details.holderAccount,
-            pdBank: details.methodName,
-            pdHolderName: details.holderName,
-          });
-          if (!merchant.test)
-            await createHold(tx, { orderId: id, merchantId: merchant.id, currency: 'RUB', amount: debit });
-          return order;
+      return db.transaction(async (tx) => {
+        // A sandbox payout (issue 21 section 2) holds nothing: test orders never touch balances.
+        if (!merchant.test) {
+          const balance = await lockBalance(tx, merchant.id, 'RUB');
+          if (balance.balance.minus(balance.reserved).lt(debit)) throw new AppError('INSUFFICIENT_BALANCE');
+        }
+        const draft = newOrderRow({
+          id,
+          merchant,
+          command: cmd,
+          currency: 'RUB',
+          figures: { amount: gross, payable: gross, feePercent, fee, amountAfterFee: debit },
+          now,
         });
-      } catch (err) {
-        if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
-        throw err;
-      }
+        const order = await insertOrder(tx, {
+          ...draft,
+          pdAddress: details.holderAccount,
+          pdBank: details.methodName,
+          pdHolderName: details.holderName,
+        });
+        if (!merchant.test)
+          await createHold(tx, { orderId: id, merchantId: merchant.id, currency: 'RUB', amount: debit });
+        return order;
+      });
     },
 
     /**

@@ -58,7 +58,7 @@ async function history(
 }
 
 /**
- * Exchange rates (docs/decisions.md section 6): the latest quote of each source, operators' rates
+ * Exchange rates (docs/decisions.md sections 6 and 22): the latest quote of each source, operators' rates
  * with an expiry, and the effective rate of a pair: an operator's unexpired rate, else the median
  * of the fresh source quotes, else none. Every change of an effective rate is kept in the history
  * with the quotes it came from. Reading rates: rates-effective.ts; operators' rates: rates-operator.ts.

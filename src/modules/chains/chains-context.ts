@@ -44,6 +44,7 @@ export interface ChainsContext extends ChainsDeps {
   built: Map<ChainName, SourceEntry>;
 }
 
+/** A fresh context: nothing run yet, no source built. */
 export function createChainsContext(deps: ChainsDeps): ChainsContext {
   return { ...deps, lastRun: new Map(), running: new Set(), built: new Map() };
 }

@@ -29,7 +29,9 @@ export interface RatesServiceDeps {
   operatorMaxDeviation?: string;
 }
 
+/** A currency pair: `rate` units of `quote` per one `base`. */
 export type Pair = { base: string; quote: string };
+/** `BASE/QUOTE`, the pair's key in maps and metrics. */
 export const pairKey = (p: Pair) => `${p.base}/${p.quote}`;
 
 /** How long a quote of `source` stays fresh, in seconds. */

@@ -9,18 +9,13 @@ import { fetchProviderRates } from './modules/rates/index.js';
 /** Spool files older than this are left-overs: an upload or download takes at most a minute. */
 const SPOOL_MAX_AGE_MS = 3600_000;
 
-/**
- * Starts the background jobs of a process: the expiry sweeper (docs/decisions.md section 5: pending PAYIN
- * orders expire within 5 s of the deadline), the webhook dispatcher (docs/decisions.md section 11), the
- * crypto amount filler, the receipt spool sweep and, when configured, the rates provider refresh.
- * Safe to run in several processes at once.
- */
-export function startJobs(
-  services: Services,
-  config: Config,
-  log: FastifyBaseLogger,
-): { stop(): Promise<void> } {
-  const jobs: PeriodicJob[] = [
+/** A job's error logged by its message only. */
+const failed = (log: FastifyBaseLogger, what: string) => (err: unknown) =>
+  log.warn({ err: { message: (err as Error).message } }, what);
+
+/** Payments: the expiry sweep, crypto amounts to fill, quiet devices' requisites, the chain watchers. */
+function paymentJobs(services: Services, config: Config, log: FastifyBaseLogger): PeriodicJob[] {
+  return [
     startPeriodic(
       async () => {
         const expired = await services.orders.expireDue();
@@ -37,9 +32,7 @@ export function startJobs(
       2000,
       (err) => log.warn({ err }, 'crypto amount fill failed'),
     ),
-  ];
-  // Quiet devices' requisites stop getting orders, then are paused (issue 19 section 4).
-  jobs.push(
+    // Quiet devices' requisites stop getting orders, then are paused (docs/decisions.md section 24).
     startPeriodic(
       async () => {
         const swept = await services.sweepLiveness();
@@ -47,46 +40,54 @@ export function startJobs(
           log.info(swept, 'device liveness: requisites paused, orders flagged');
       },
       config.deviceLivenessIntervalSeconds * 1000,
-      (err) => log.warn({ err: { message: (err as Error).message } }, 'device liveness sweep failed'),
+      failed(log, 'device liveness sweep failed'),
     ),
-  );
-  // Built-in chain watchers (issue 20): each enabled chain at its poll interval, one process at a time.
-  jobs.push(
+    // Built-in chain watchers (docs/decisions.md section 25): each enabled chain at its poll interval,
+    // one process at a time.
     startPeriodic(
       () =>
         services.chains.runDue((chain, err) =>
           log.warn({ chain, err: { message: (err as Error).message } }, 'chain watcher loop failed'),
         ),
       1000,
-      (err) => log.warn({ err: { message: (err as Error).message } }, 'chain watchers failed'),
+      failed(log, 'chain watchers failed'),
     ),
-  );
-  // Spool files a crash left between receiving an upload and keeping or discarding it (issue 17
-  // item 6): at start and every 10 minutes, those older than an hour (uploads in flight are younger).
-  jobs.push(
+  ];
+}
+
+/** Files: left-over receipt spool files, and the embedded database's file modes. */
+function fileJobs(services: Services, config: Config, log: FastifyBaseLogger): PeriodicJob[] {
+  const jobs = [
+    // Spool files a crash left between receiving an upload and keeping or discarding it
+    // (docs/decisions.md section 16): at start and every 10 minutes, those older than an hour
+    // (uploads in flight are younger).
     startPeriodic(
       async () => {
         const removed = await services.receipts.sweepSpool(SPOOL_MAX_AGE_MS);
         if (removed > 0) log.info({ removed }, 'left-over receipt spool files removed');
       },
       10 * 60_000,
-      (err) => log.warn({ err: { message: (err as Error).message } }, 'receipt spool sweep failed'),
+      failed(log, 'receipt spool sweep failed'),
     ),
-  );
+  ];
   // The embedded database's new files come with mode 0666 (PGlite ignores the umask): keep every
-  // file 0600 (issue 17 item 16); DATA_DIR is 0700, so none is reachable by others in between.
-  if (services.database.directory) {
+  // file 0600 (docs/decisions.md section 21); DATA_DIR is 0700, so none is reachable by others in between.
+  if (services.database.directory)
     jobs.push(
       startPeriodic(
         () => makePrivateDir(config.dataDir),
         10 * 60_000,
-        (err) => log.warn({ err: { message: (err as Error).message } }, 'data directory permissions'),
+        failed(log, 'data directory permissions'),
       ),
     );
-  }
-  // Rate sources (issue 20 section 2): one process polls at a time; staleness is logged on change.
+  return jobs;
+}
+
+/** Exchange rates: the sources' poll and, when configured, the generic provider. */
+function rateJobs(services: Services, config: Config, log: FastifyBaseLogger): PeriodicJob[] {
+  // Rate sources (docs/decisions.md section 22): one process polls at a time; staleness is logged on change.
   let stale = 0;
-  jobs.push(
+  const jobs = [
     startPeriodic(
       async () => {
         const run = await services.database.withLock('rate-sources', () => services.rateRefresh.refresh());
@@ -98,19 +99,38 @@ export function startJobs(
         stale = now;
       },
       config.rateSourcesIntervalSeconds * 1000,
-      (err) => log.warn({ err: { message: (err as Error).message } }, 'rate sources refresh failed'),
+      failed(log, 'rate sources refresh failed'),
     ),
-  );
+  ];
   const providerUrl = config.ratesProviderUrl;
   if (providerUrl) {
     jobs.push(
       startPeriodic(
         async () => services.rates.setFromProvider(await fetchProviderRates(providerUrl)),
         config.ratesProviderIntervalSeconds * 1000,
-        (err) => log.warn({ err: { message: (err as Error).message } }, 'rates provider refresh failed'),
+        failed(log, 'rates provider refresh failed'),
       ),
     );
   }
+  return jobs;
+}
+
+/**
+ * Starts the background jobs of a process: the expiry sweeper (docs/decisions.md section 5: pending PAYIN
+ * orders expire within 5 s of the deadline), the webhook dispatcher (docs/decisions.md section 11), the
+ * crypto amount filler, the receipt spool sweep and, when configured, the rates provider refresh.
+ * Safe to run in several processes at once.
+ */
+export function startJobs(
+  services: Services,
+  config: Config,
+  log: FastifyBaseLogger,
+): { stop(): Promise<void> } {
+  const jobs: PeriodicJob[] = [
+    ...paymentJobs(services, config, log),
+    ...fileJobs(services, config, log),
+    ...rateJobs(services, config, log),
+  ];
   services.dispatcher.start();
   // A committed outbox row wakes the dispatcher at once (PostgreSQL NOTIFY from any process); its
   // own poll is the fallback.

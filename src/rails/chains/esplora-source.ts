@@ -65,9 +65,30 @@ export function createEsploraSource(
   settings: SourceSettings,
   opts: { fetch?: typeof fetch; backoffMs?: number } = {},
 ): ChainSource {
+  const rc = esploraClient(settings, opts);
+  return {
+    maxRange: 10_000,
+    seesMempool: true,
+    verifyNetwork: () => verifyGenesis(rc, settings),
+    head: () => tipBlock(rc),
+    blockHash: (height: number) => blockHashAt(rc, height),
+    async scan(from: number, _to: number, watch: WatchList): Promise<SeenTransfer[]> {
+      const addresses = [...new Set(watch.coin)];
+      const results = await inPool(addresses, ESPLORA_CONCURRENCY, (a) => addressTransfers(rc, a, from));
+      return results.flat();
+    },
+    locate: (t: SeenTransfer) => locate(rc, t),
+  };
+}
+
+/** The REST client of the Esplora base URL, the API key as a bearer token. */
+function esploraClient(
+  settings: SourceSettings,
+  opts: { fetch?: typeof fetch; backoffMs?: number },
+): RestClient {
   const headers: Record<string, string> = { accept: 'application/json, text/plain' };
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
-  const { get, getJson, malformed } = createRestClient({
+  return createRestClient({
     url: settings.url,
     headers,
     expect: 'the Esplora API base, e.g. https://blockstream.info/api',
@@ -77,142 +98,141 @@ export function createEsploraSource(
     ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
     ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
   });
+}
 
-  async function blockHashAt(height: number): Promise<string | null> {
-    const path = `/block-height/${height}`;
-    const text = await get(path, true);
-    if (text === null) return null;
-    const hash = text.trim();
-    if (!HASH.test(hash)) throw malformed(path, 'not a block hash', text);
-    return hash;
+/** `/block-height/0` must be the chain's genesis hash (or `genesis_hash`). */
+async function verifyGenesis(rc: RestClient, settings: SourceSettings) {
+  const expected = settings.genesisHash ?? settings.info.genesisHash ?? null;
+  const genesis = await blockHashAt(rc, 0);
+  if (!genesis) throw new ChainSourceError('the provider has no block 0: is the URL an Esplora API base?');
+  if (expected !== null && genesis !== expected)
+    throw new ChainMismatchError(
+      `the URL serves ${networkName(genesis)}, not ${networkName(expected)} (${settings.info.chain}); give genesis_hash for a test network`,
+      'genesis_hash',
+    );
+  return { network: networkName(genesis), tokenDecimals: null };
+}
+
+/** `/blocks/tip/height`, then `/block-height/:h` for a hash of that same height. */
+async function tipBlock(rc: RestClient): Promise<BlockRef> {
+  const path = '/blocks/tip/height';
+  const text = ((await rc.get(path)) ?? '').trim();
+  const height = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(height))
+    throw rc.malformed(path, 'not a block height', text);
+  // The hash of that same height, not /blocks/tip/hash: a block found between two requests
+  // would pair a height with the next block's hash.
+  const hash = await blockHashAt(rc, height);
+  if (!hash)
+    throw new ChainSourceError(`the tip moved below block ${height} while it was read: retried next loop`);
+  return { height, hash };
+}
+
+/** `/block-height/:h`, null on 404 (above the tip). */
+async function blockHashAt(rc: RestClient, height: number): Promise<string | null> {
+  const path = `/block-height/${height}`;
+  const text = await rc.get(path, true);
+  if (text === null) return null;
+  const hash = text.trim();
+  if (!HASH.test(hash)) throw rc.malformed(path, 'not a block hash', text);
+  return hash;
+}
+
+async function txStatus(rc: RestClient, txid: string): Promise<BlockRef | null> {
+  const path = `/tx/${encodeURIComponent(txid)}/status`;
+  const body = await rc.getJson(path, true);
+  if (body === null) return null;
+  return blockOf(path, body, rc.malformed);
+}
+
+/** A transaction as first seen in an address's history, with its block (null in the mempool). */
+type Sighting = { tx: EsploraTx; block: BlockRef | null };
+
+/** One address's transfers at or above `from` (and in the mempool). */
+async function addressTransfers(rc: RestClient, address: string, from: number): Promise<SeenTransfer[]> {
+  const seen = await addressHistory(rc, address, from);
+  const out: SeenTransfer[] = [];
+  for (const { tx, block } of seen.values()) {
+    tx.vout.forEach((o, n) => {
+      // An output with no value pays nothing to credit.
+      if (o.scriptpubkey_address !== address || o.value === 0) return;
+      out.push({ asset: 'coin', address, txHash: tx.txid, position: n, amount: BigInt(o.value), block });
+    });
   }
+  return out;
+}
 
-  async function txStatus(txid: string): Promise<BlockRef | null> {
-    const path = `/tx/${encodeURIComponent(txid)}/status`;
-    const body = await getJson(path, true);
-    if (body === null) return null;
-    return blockOf(path, body, malformed);
-  }
-
-  /** One address's transfers at or above `from` (and in the mempool). */
-  async function addressTransfers(address: string, from: number): Promise<SeenTransfer[]> {
-    const a = encodeURIComponent(address);
-    const seen = new Map<string, { tx: EsploraTx; block: BlockRef | null }>();
-    let lastSeen: { txid: string; block: BlockRef } | null = null;
-    let path = `/address/${a}/txs`;
-    for (let page = 1; ; page++) {
-      if (page > ESPLORA_MAX_PAGES)
-        throw new ChainSourceError(
-          `address ${address} has more than ${ESPLORA_MAX_PAGES * PAGE} transactions at or above block ${from}: ` +
-            'the scan stops there; use a fresh address per order (or your own Esplora with a shorter late window)',
-        );
-      const txs = txList(path, await getJson(path), malformed);
-      let reachedFrom = false;
-      for (const tx of txs) {
-        const block = blockOf(path, tx.status, malformed);
-        if (block) {
-          lastSeen = { txid: tx.txid, block };
-          if (block.height < from) {
-            // Newest first: everything after this one is older still.
-            reachedFrom = true;
-            continue;
-          }
+/** An address's transactions at or above `from` and in the mempool, newest first, by txid. */
+async function addressHistory(rc: RestClient, address: string, from: number): Promise<Map<string, Sighting>> {
+  const a = encodeURIComponent(address);
+  const seen = new Map<string, Sighting>();
+  let lastSeen: { txid: string; block: BlockRef } | null = null;
+  let path = `/address/${a}/txs`;
+  for (let page = 1; ; page++) {
+    if (page > ESPLORA_MAX_PAGES)
+      throw new ChainSourceError(
+        `address ${address} has more than ${ESPLORA_MAX_PAGES * PAGE} transactions at or above block ${from}: ` +
+          'the scan stops there; use a fresh address per order (or your own Esplora with a shorter late window)',
+      );
+    const txs = txList(path, await rc.getJson(path), rc.malformed);
+    let reachedFrom = false;
+    for (const tx of txs) {
+      const block = blockOf(path, tx.status, rc.malformed);
+      if (block) {
+        lastSeen = { txid: tx.txid, block };
+        if (block.height < from) {
+          // Newest first: everything after this one is older still.
+          reachedFrom = true;
+          continue;
         }
-        // A transaction may appear twice (mempool's fork lists mempool ones twice; one may confirm
-        // between two pages): the confirmed sighting wins.
-        const before = seen.get(tx.txid);
-        if (!before || (!before.block && block)) seen.set(tx.txid, { tx, block });
       }
-      if (reachedFrom) break;
-      // The first answer holds mempool plus up to 25 confirmed (mempool's fork: up to 50 in all);
-      // fewer than 25 in all means the history ended. Later pages end on an empty page, whatever
-      // page size the server uses.
-      if (page === 1 ? txs.length < PAGE : txs.length === 0) {
-        if (page > 1 && lastSeen) await checkStillConfirmed(lastSeen);
-        break;
-      }
-      path = lastSeen ? `/address/${a}/txs/chain/${lastSeen.txid}` : `/address/${a}/txs/chain`;
+      // A transaction may appear twice (mempool's fork lists mempool ones twice; one may confirm
+      // between two pages): the confirmed sighting wins.
+      const before = seen.get(tx.txid);
+      if (!before || (!before.block && block)) seen.set(tx.txid, { tx, block });
     }
-    const out: SeenTransfer[] = [];
-    for (const { tx, block } of seen.values()) {
-      tx.vout.forEach((o, n) => {
-        // An output with no value pays nothing to credit.
-        if (o.scriptpubkey_address !== address || o.value === 0) return;
-        out.push({ asset: 'coin', address, txHash: tx.txid, position: n, amount: BigInt(o.value), block });
-      });
+    if (reachedFrom) break;
+    // The first answer holds mempool plus up to 25 confirmed (mempool's fork: up to 50 in all);
+    // fewer than 25 in all means the history ended. Later pages end on an empty page, whatever
+    // page size the server uses.
+    if (page === 1 ? txs.length < PAGE : txs.length === 0) {
+      if (page > 1 && lastSeen) await checkStillConfirmed(rc, lastSeen);
+      break;
     }
-    return out;
+    path = lastSeen ? `/address/${a}/txs/chain/${lastSeen.txid}` : `/address/${a}/txs/chain`;
   }
+  return seen;
+}
 
-  /**
-   * electrs answers an empty page when `last_seen_txid` left the chain (a reorg between two pages),
-   * which would end the history early: re-check it so the scan fails and is retried instead.
-   */
-  async function checkStillConfirmed(last: { txid: string; block: BlockRef }): Promise<void> {
-    const now = await txStatus(last.txid);
-    if (!now || now.hash !== last.block.hash)
-      throw new ChainSourceError(
-        `transaction ${last.txid} left block ${last.block.height} while its address was paged (reorg): retried next loop`,
-      );
-  }
+/**
+ * electrs answers an empty page when `last_seen_txid` left the chain (a reorg between two pages),
+ * which would end the history early: re-check it so the scan fails and is retried instead.
+ */
+async function checkStillConfirmed(rc: RestClient, last: { txid: string; block: BlockRef }): Promise<void> {
+  const now = await txStatus(rc, last.txid);
+  if (!now || now.hash !== last.block.hash)
+    throw new ChainSourceError(
+      `transaction ${last.txid} left block ${last.block.height} while its address was paged (reorg): retried next loop`,
+    );
+}
 
-  /** Where a transfer is now, checking its output still pays what was seen (see above). */
-  async function locate(t: SeenTransfer): Promise<Location> {
-    const path = `/tx/${encodeURIComponent(t.txHash)}`;
-    const body = await getJson(path, true);
-    if (body === null) return null;
-    const [tx] = txList(path, [body], malformed);
-    const out = tx?.vout[t.position];
-    if (
-      !tx ||
-      tx.txid !== t.txHash ||
-      out?.scriptpubkey_address !== t.address ||
-      (t.amount > 0n && BigInt(out.value) !== t.amount)
-    )
-      throw new ChainSourceError(
-        `${t.txHash}:${t.position} no longer pays ${t.address} what was seen (the provider answers another output there): not credited`,
-      );
-    return blockOf(path, tx.status, malformed) ?? 'unconfirmed';
-  }
-
-  return {
-    maxRange: 10_000,
-    seesMempool: true,
-    async verifyNetwork() {
-      const expected = settings.genesisHash ?? settings.info.genesisHash ?? null;
-      const genesis = await blockHashAt(0);
-      if (!genesis)
-        throw new ChainSourceError('the provider has no block 0: is the URL an Esplora API base?');
-      if (expected !== null && genesis !== expected)
-        throw new ChainMismatchError(
-          `the URL serves ${networkName(genesis)}, not ${networkName(expected)} (${settings.info.chain}); give genesis_hash for a test network`,
-          'genesis_hash',
-        );
-      return { network: networkName(genesis), tokenDecimals: null };
-    },
-    async head(): Promise<BlockRef> {
-      const path = '/blocks/tip/height';
-      const text = ((await get(path)) ?? '').trim();
-      const height = Number(text);
-      if (!/^\d+$/.test(text) || !Number.isSafeInteger(height))
-        throw malformed(path, 'not a block height', text);
-      // The hash of that same height, not /blocks/tip/hash: a block found between two requests
-      // would pair a height with the next block's hash.
-      const hash = await blockHashAt(height);
-      if (!hash)
-        throw new ChainSourceError(
-          `the tip moved below block ${height} while it was read: retried next loop`,
-        );
-      return { height, hash };
-    },
-    blockHash: blockHashAt,
-    async scan(from: number, _to: number, watch: WatchList): Promise<SeenTransfer[]> {
-      const addresses = [...new Set(watch.coin)];
-      const results = await inPool(addresses, ESPLORA_CONCURRENCY, (a) => addressTransfers(a, from));
-      return results.flat();
-    },
-    locate,
-  };
+/** Where a transfer is now, checking its output still pays what was seen (see createEsploraSource). */
+async function locate(rc: RestClient, t: SeenTransfer): Promise<Location> {
+  const path = `/tx/${encodeURIComponent(t.txHash)}`;
+  const body = await rc.getJson(path, true);
+  if (body === null) return null;
+  const [tx] = txList(path, [body], rc.malformed);
+  const out = tx?.vout[t.position];
+  if (
+    !tx ||
+    tx.txid !== t.txHash ||
+    out?.scriptpubkey_address !== t.address ||
+    (t.amount > 0n && BigInt(out.value) !== t.amount)
+  )
+    throw new ChainSourceError(
+      `${t.txHash}:${t.position} no longer pays ${t.address} what was seen (the provider answers another output there): not credited`,
+    );
+  return blockOf(path, tx.status, rc.malformed) ?? 'unconfirmed';
 }
 
 /** A transaction list as documented (txid, vout[{scriptpubkey_address?, value}], status). */

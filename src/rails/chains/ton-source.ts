@@ -11,7 +11,7 @@ import {
   type SourceSettings,
   type WatchList,
 } from './chain-source.js';
-import { createRestClient } from './rest-client.js';
+import { createRestClient, type RestClient } from './rest-client.js';
 import { hexOfHash, incomingCoin, jettonList, parseTon, sameAddress, txList } from './ton-answers.js';
 
 // toncenter's API v3 as served by toncenter.com/api/v3 and by an operator's own ton-indexer, read in
@@ -63,6 +63,31 @@ export function createTonSource(
   settings: SourceSettings,
   opts: { fetch?: typeof fetch; backoffMs?: number } = {},
 ): ChainSource {
+  const ctx = tonContext(settings, opts);
+  return {
+    maxRange: 10_000,
+    head: () => head(ctx),
+    blockHash: (seqno: number) => blockHash(ctx, seqno),
+    scan: (from: number, _to: number, watch: WatchList) => scan(ctx, from, watch),
+    locate: (t: SeenTransfer) => locate(ctx, t),
+    verifyNetwork: () => verifyTonNetwork(settings, ctx.client, ctx.master),
+  };
+}
+
+/** One TON source's client, jetton master and the hashes it keeps (masterchain blocks are final). */
+interface TonContext {
+  client: RestClient;
+  master: Address | null;
+  /** Masterchain seqno to block hash (hex). */
+  blockHashes: Map<number, string>;
+  /** Transaction hash (hex) to its masterchain seqno. */
+  located: Map<string, number>;
+}
+
+function tonContext(
+  settings: SourceSettings,
+  opts: { fetch?: typeof fetch; backoffMs?: number },
+): TonContext {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (settings.apiKey) headers['x-api-key'] = settings.apiKey;
   const client = createRestClient({
@@ -76,174 +101,186 @@ export function createTonSource(
     ...(opts.backoffMs !== undefined ? { backoffMs: opts.backoffMs } : {}),
   });
   const master = settings.tokenContract ? parseTon(settings.tokenContract) : null;
-  const blockHashes = new Map<number, string>();
-  const located = new Map<string, number>();
-  const remember = <K, V>(map: Map<K, V>, key: K, value: V) => {
-    if (map.size >= CACHE_MAX) map.clear();
-    map.set(key, value);
-  };
+  return { client, master, blockHashes: new Map(), located: new Map() };
+}
 
-  async function blockHash(seqno: number): Promise<string | null> {
-    const known = blockHashes.get(seqno);
-    if (known) return known;
-    const path = `/blocks?workchain=-1&shard=${MASTER_SHARD}&seqno=${seqno}&limit=1`;
-    const body = (await client.getJson(path)) as { blocks?: unknown };
-    if (!Array.isArray(body?.blocks)) throw client.malformed(path, 'no `blocks` list', JSON.stringify(body));
-    const block = body.blocks[0] as { seqno?: unknown; root_hash?: unknown } | undefined;
-    if (!block) return null;
-    const hash = hexOfHash(block.root_hash);
-    if (block.seqno !== seqno || !hash)
-      throw client.malformed(path, 'a block without seqno or root_hash', JSON.stringify(block));
-    remember(blockHashes, seqno, hash);
-    return hash;
-  }
+/** Keeps `key` in `map`, emptied first when it holds CACHE_MAX entries. */
+function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
+  if (map.size >= CACHE_MAX) map.clear();
+  map.set(key, value);
+}
 
-  async function blockOf(seqno: number): Promise<BlockRef> {
-    const hash = await blockHash(seqno);
-    if (!hash)
+/** `/masterchainInfo`, its `last` block. */
+async function head(ctx: TonContext): Promise<BlockRef> {
+  const path = '/masterchainInfo';
+  const body = (await ctx.client.getJson(path)) as { last?: { seqno?: unknown; root_hash?: unknown } };
+  const seqno = body?.last?.seqno;
+  const hash = hexOfHash(body?.last?.root_hash);
+  if (typeof seqno !== 'number' || !Number.isSafeInteger(seqno) || !hash)
+    throw ctx.client.malformed(path, 'no `last` block with seqno and root_hash', JSON.stringify(body));
+  remember(ctx.blockHashes, seqno, hash);
+  return { height: seqno, hash };
+}
+
+/** The hash of masterchain block `seqno`, null when the indexer has none. */
+async function blockHash(ctx: TonContext, seqno: number): Promise<string | null> {
+  const { client } = ctx;
+  const known = ctx.blockHashes.get(seqno);
+  if (known) return known;
+  const path = `/blocks?workchain=-1&shard=${MASTER_SHARD}&seqno=${seqno}&limit=1`;
+  const body = (await client.getJson(path)) as { blocks?: unknown };
+  if (!Array.isArray(body?.blocks)) throw client.malformed(path, 'no `blocks` list', JSON.stringify(body));
+  const block = body.blocks[0] as { seqno?: unknown; root_hash?: unknown } | undefined;
+  if (!block) return null;
+  const hash = hexOfHash(block.root_hash);
+  if (block.seqno !== seqno || !hash)
+    throw client.malformed(path, 'a block without seqno or root_hash', JSON.stringify(block));
+  remember(ctx.blockHashes, seqno, hash);
+  return hash;
+}
+
+async function blockOf(ctx: TonContext, seqno: number): Promise<BlockRef> {
+  const hash = await blockHash(ctx, seqno);
+  if (!hash)
+    throw new ChainSourceError(
+      `the indexer has a transaction in masterchain block ${seqno} but not the block`,
+    );
+  return { height: seqno, hash };
+}
+
+/** The transaction of `hash` (hex), or undefined when the index has none. */
+async function transactionOf(ctx: TonContext, hash: string) {
+  const path = `/transactions?hash=${encodeURIComponent(hash)}&limit=1`;
+  return txList(ctx.client, path, await ctx.client.getJson(path))[0];
+}
+
+/** The masterchain seqno of a transaction (`hash` hex), kept once known; null when unknown. */
+async function seqnoOf(ctx: TonContext, hash: string): Promise<number | null> {
+  const known = ctx.located.get(hash);
+  if (known !== undefined) return known;
+  const tx = await transactionOf(ctx, hash);
+  if (!tx) return null;
+  remember(ctx.located, hash, tx.mc_block_seqno);
+  return tx.mc_block_seqno;
+}
+
+/** Where a transfer is now; a TON payment must still pay its address the amount seen. */
+async function locate(ctx: TonContext, t: SeenTransfer): Promise<Location> {
+  const tx = await transactionOf(ctx, t.txHash);
+  if (!tx) return null;
+  if (t.asset === 'coin') {
+    const ours = parseTon(t.address);
+    const paid = ours ? incomingCoin(tx, ours) : 0n;
+    if (paid === 0n || (t.amount > 0n && paid !== t.amount))
       throw new ChainSourceError(
-        `the indexer has a transaction in masterchain block ${seqno} but not the block`,
+        `${t.txHash} no longer pays ${t.address} what was seen (the indexer answers another transfer): not credited`,
       );
-    return { height: seqno, hash };
   }
+  return blockOf(ctx, tx.mc_block_seqno);
+}
 
-  /** The transaction of `hash` (hex), or undefined when the index has none. */
-  async function transactionOf(hash: string) {
-    const path = `/transactions?hash=${encodeURIComponent(hash)}&limit=1`;
-    return txList(client, path, await client.getJson(path))[0];
+/**
+ * Every watched address for both assets, TON_ADDRESSES_PER_CALL at a time: a jetton sent to a TON
+ * order's address (or TON to a USDT order's) is recorded too, and listed as unmatched rather than
+ * never seen.
+ */
+async function scan(ctx: TonContext, from: number, watch: WatchList): Promise<SeenTransfer[]> {
+  const all = [...new Set([...watch.token, ...watch.coin])]
+    .map((a) => [a, parseTon(a)] as const)
+    .filter((p): p is [string, Address] => p[1] !== null);
+  const out: SeenTransfer[] = [];
+  for (let i = 0; i < all.length; i += TON_ADDRESSES_PER_CALL) {
+    const group = all.slice(i, i + TON_ADDRESSES_PER_CALL);
+    out.push(...(await coinTransfers(ctx, group, from)), ...(await tokenTransfers(ctx, group, from)));
   }
+  return out;
+}
 
-  /** The masterchain seqno of a transaction (`hash` hex), kept once known; null when unknown. */
-  async function seqnoOf(hash: string): Promise<number | null> {
-    const known = located.get(hash);
-    if (known !== undefined) return known;
-    const tx = await transactionOf(hash);
-    if (!tx) return null;
-    remember(located, hash, tx.mc_block_seqno);
-    return tx.mc_block_seqno;
-  }
-
-  async function locate(t: SeenTransfer): Promise<Location> {
-    const tx = await transactionOf(t.txHash);
-    if (!tx) return null;
-    if (t.asset === 'coin') {
-      const ours = parseTon(t.address);
-      const paid = ours ? incomingCoin(tx, ours) : 0n;
-      if (paid === 0n || (t.amount > 0n && paid !== t.amount))
-        throw new ChainSourceError(
-          `${t.txHash} no longer pays ${t.address} what was seen (the indexer answers another transfer): not credited`,
-        );
-    }
-    return blockOf(tx.mc_block_seqno);
-  }
-
-  /** Incoming TON of a group of addresses at or above `from`. */
-  async function coinTransfers(group: Array<[string, Address]>, from: number): Promise<SeenTransfer[]> {
-    const accounts = group.map(([, a]) => `account=${encodeURIComponent(a.toRawString())}`).join('&');
-    const out: SeenTransfer[] = [];
-    await pages(from, async (offset) => {
-      const path = `/transactions?${accounts}&limit=${TON_PAGE}&offset=${offset}&sort=desc`;
-      const txs = txList(client, path, await client.getJson(path));
-      for (const tx of txs) {
-        if (tx.mc_block_seqno < from) continue;
-        for (const [address, ours] of group) {
-          const amount = incomingCoin(tx, ours);
-          if (amount > 0n)
-            out.push({
-              asset: 'coin',
-              address,
-              txHash: hexOfHash(tx.hash) as string,
-              position: 0,
-              amount,
-              block: await blockOf(tx.mc_block_seqno),
-            });
-        }
-      }
-      return txs.map((tx) => tx.mc_block_seqno);
-    });
-    return out;
-  }
-
-  /** Incoming USDT jetton transfers of a group of owners at or above `from`. */
-  async function tokenTransfers(group: Array<[string, Address]>, from: number): Promise<SeenTransfer[]> {
-    if (!master) return [];
-    const owners = group.map(([, a]) => `owner_address=${encodeURIComponent(a.toRawString())}`).join('&');
-    const out: SeenTransfer[] = [];
-    await pages(from, async (offset) => {
-      const path =
-        `/jetton/transfers?${owners}&direction=in&jetton_master=${encodeURIComponent(master.toRawString())}` +
-        `&limit=${TON_PAGE}&offset=${offset}&sort=desc`;
-      const heights: number[] = [];
-      for (const j of jettonList(client, path, await client.getJson(path))) {
-        const hash = hexOfHash(j.transaction_hash);
-        if (!hash)
-          throw client.malformed(path, 'a transfer without a 32-byte transaction_hash', JSON.stringify(j));
-        const seqno = await seqnoOf(hash);
-        heights.push(seqno ?? Number.MAX_SAFE_INTEGER);
-        if (seqno !== null && seqno < from) continue;
-        const owner = group.find(([, a]) => sameAddress(j.destination, a));
-        if (j.transaction_aborted || !sameAddress(j.jetton_master, master) || !owner) continue;
-        const amount = BigInt(j.amount);
-        const block = seqno === null ? null : await blockOf(seqno);
+/** Incoming TON of a group of addresses at or above `from`. */
+async function coinTransfers(
+  ctx: TonContext,
+  group: Array<[string, Address]>,
+  from: number,
+): Promise<SeenTransfer[]> {
+  const accounts = group.map(([, a]) => `account=${encodeURIComponent(a.toRawString())}`).join('&');
+  const out: SeenTransfer[] = [];
+  await pages(from, async (offset) => {
+    const path = `/transactions?${accounts}&limit=${TON_PAGE}&offset=${offset}&sort=desc`;
+    const txs = txList(ctx.client, path, await ctx.client.getJson(path));
+    for (const tx of txs) {
+      if (tx.mc_block_seqno < from) continue;
+      for (const [address, ours] of group) {
+        const amount = incomingCoin(tx, ours);
         if (amount > 0n)
-          out.push({ asset: 'token', address: owner[0], txHash: hash, position: 0, amount, block });
+          out.push({
+            asset: 'coin',
+            address,
+            txHash: hexOfHash(tx.hash) as string,
+            position: 0,
+            amount,
+            block: await blockOf(ctx, tx.mc_block_seqno),
+          });
       }
-      return heights;
-    });
-    return out;
-  }
-
-  /**
-   * Pages newest first (`read(offset)` answers the masterchain heights of its rows) until a row below
-   * `from` or a short page; past TON_MAX_PAGES an error (the scan is retried, nothing is skipped).
-   */
-  async function pages(from: number, read: (offset: number) => Promise<number[]>): Promise<void> {
-    for (let page = 0; ; page++) {
-      if (page >= TON_MAX_PAGES)
-        throw new ChainSourceError(
-          `the watched addresses have more than ${TON_MAX_PAGES * TON_PAGE} transfers at or above block ${from}: ` +
-            'the scan stops there; use a fresh address per order',
-        );
-      const heights = await read(page * TON_PAGE);
-      if (heights.some((h) => h < from) || heights.length < TON_PAGE) return;
     }
-  }
+    return txs.map((tx) => tx.mc_block_seqno);
+  });
+  return out;
+}
 
-  return {
-    maxRange: 10_000,
-    async head(): Promise<BlockRef> {
-      const path = '/masterchainInfo';
-      const body = (await client.getJson(path)) as { last?: { seqno?: unknown; root_hash?: unknown } };
-      const seqno = body?.last?.seqno;
-      const hash = hexOfHash(body?.last?.root_hash);
-      if (typeof seqno !== 'number' || !Number.isSafeInteger(seqno) || !hash)
-        throw client.malformed(path, 'no `last` block with seqno and root_hash', JSON.stringify(body));
-      remember(blockHashes, seqno, hash);
-      return { height: seqno, hash };
-    },
-    blockHash,
-    async scan(from: number, _to: number, watch: WatchList): Promise<SeenTransfer[]> {
-      // Every watched address for both assets: a jetton sent to a TON order's address (or TON to a
-      // USDT order's) is recorded too, and listed as unmatched rather than never seen.
-      const all = [...new Set([...watch.token, ...watch.coin])]
-        .map((a) => [a, parseTon(a)] as const)
-        .filter((p): p is [string, Address] => p[1] !== null);
-      const out: SeenTransfer[] = [];
-      for (let i = 0; i < all.length; i += TON_ADDRESSES_PER_CALL) {
-        const group = all.slice(i, i + TON_ADDRESSES_PER_CALL);
-        out.push(...(await coinTransfers(group, from)), ...(await tokenTransfers(group, from)));
-      }
-      return out;
-    },
-    locate,
-    verifyNetwork: () => verifyTonNetwork(settings, client, master),
-  };
+/** Incoming USDT jetton transfers of a group of owners at or above `from`. */
+async function tokenTransfers(
+  ctx: TonContext,
+  group: Array<[string, Address]>,
+  from: number,
+): Promise<SeenTransfer[]> {
+  const { client, master } = ctx;
+  if (!master) return [];
+  const owners = group.map(([, a]) => `owner_address=${encodeURIComponent(a.toRawString())}`).join('&');
+  const out: SeenTransfer[] = [];
+  await pages(from, async (offset) => {
+    const path =
+      `/jetton/transfers?${owners}&direction=in&jetton_master=${encodeURIComponent(master.toRawString())}` +
+      `&limit=${TON_PAGE}&offset=${offset}&sort=desc`;
+    const heights: number[] = [];
+    for (const j of jettonList(client, path, await client.getJson(path))) {
+      const hash = hexOfHash(j.transaction_hash);
+      if (!hash)
+        throw client.malformed(path, 'a transfer without a 32-byte transaction_hash', JSON.stringify(j));
+      const seqno = await seqnoOf(ctx, hash);
+      heights.push(seqno ?? Number.MAX_SAFE_INTEGER);
+      if (seqno !== null && seqno < from) continue;
+      const owner = group.find(([, a]) => sameAddress(j.destination, a));
+      if (j.transaction_aborted || !sameAddress(j.jetton_master, master) || !owner) continue;
+      const amount = BigInt(j.amount);
+      const block = seqno === null ? null : await blockOf(ctx, seqno);
+      if (amount > 0n)
+        out.push({ asset: 'token', address: owner[0], txHash: hash, position: 0, amount, block });
+    }
+    return heights;
+  });
+  return out;
+}
+
+/**
+ * Pages newest first (`read(offset)` answers the masterchain heights of its rows) until a row below
+ * `from` or a short page; past TON_MAX_PAGES an error (the scan is retried, nothing is skipped).
+ */
+async function pages(from: number, read: (offset: number) => Promise<number[]>): Promise<void> {
+  for (let page = 0; ; page++) {
+    if (page >= TON_MAX_PAGES)
+      throw new ChainSourceError(
+        `the watched addresses have more than ${TON_MAX_PAGES * TON_PAGE} transfers at or above block ${from}: ` +
+          'the scan stops there; use a fresh address per order',
+      );
+    const heights = await read(page * TON_PAGE);
+    if (heights.some((h) => h < from) || heights.length < TON_PAGE) return;
+  }
 }
 
 /** The checks of `verifyNetwork` (see createTonSource). */
 async function verifyTonNetwork(
   settings: SourceSettings,
-  client: ReturnType<typeof createRestClient>,
+  client: RestClient,
   master: Address | null,
 ): Promise<NetworkFacts> {
   const info = (await client.getJson('/masterchainInfo')) as { last?: { global_id?: unknown } };

@@ -28,7 +28,7 @@ const ASSETS = new Map<string, { body: Buffer; type: string }>([
 
 /**
  * Content-Security-Policy of the form: no inline script, only our own assets and data: QR images,
- * plus the one https origin of the merchant's logo when it has one (issue 22 item 2).
+ * plus the one https origin of the merchant's logo when it has one (docs/decisions.md section 31).
  */
 export function formCsp(frameAncestors: string, logoUrl: string | null = null): string {
   let logo = '';
@@ -73,7 +73,7 @@ const FormStatus = Type.Object({
 
 /**
  * The page language: `?lang=` (then remembered in a cookie), the remembered choice, Accept-Language,
- * Russian (issue 22 item 1).
+ * Russian (docs/decisions.md section 31).
  */
 function langOf(request: FastifyRequest, reply: FastifyReply): Lang {
   const query = (request.query as { lang?: unknown } | undefined)?.lang;
@@ -98,205 +98,224 @@ function wantsPage(request: FastifyRequest): boolean {
     : (request.headers.accept ?? '').includes('text/html');
 }
 
-/**
- * The payment form (issue 7): `GET /form/<id>` (HTML, ru/en), `GET /form/<id>/status` (JSON, polled),
- * `POST /form/<id>/receipt` (multipart `receipt`), and its two static assets. Strict security headers;
- * per-IP rate limits.
- */
-export function formRoutes(
-  app: App,
-  deps: {
-    form: FormService;
-    /** Reads and drops the payer's receipt upload. */
-    uploads: UploadReader;
-    frameAncestors: string;
-    limits: {
-      page: preHandlerAsyncHookHandler;
-      status: preHandlerAsyncHookHandler;
-      receipt: preHandlerAsyncHookHandler;
-    };
-  },
-) {
-  const { form } = deps;
-  const csp = formCsp(deps.frameAncestors);
+/** What the form's routes are built from (routes.ts). */
+interface FormRouteDeps {
+  form: FormService;
+  /** Reads and drops the payer's receipt upload. */
+  uploads: UploadReader;
+  frameAncestors: string;
+  limits: {
+    page: preHandlerAsyncHookHandler;
+    status: preHandlerAsyncHookHandler;
+    receipt: preHandlerAsyncHookHandler;
+  };
+}
 
+/**
+ * The payment form (docs/api.md "Payment form"): `GET /form/<id>` (HTML, ru/en), `GET /form/<id>/status`
+ * (JSON, polled), `POST /form/<id>/receipt` (multipart `receipt`), and its two static assets. Strict
+ * security headers; per-IP rate limits.
+ */
+export function formRoutes(app: App, deps: FormRouteDeps) {
   void app.register(async (scope: App) => {
     await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
     await scope.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
-    scope.addHook('onSend', async (_request, reply) => {
-      if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
-      reply.header('referrer-policy', 'no-referrer');
-      reply.header('x-content-type-options', 'nosniff');
-      reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=()');
-      if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-    });
-
-    scope.get(
-      '/form/assets/:file',
-      { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 20 }) }) } },
-      async (request, reply) => {
-        const asset = ASSETS.get(request.params.file);
-        if (!asset) throw new AppError('NOT_FOUND');
-        return reply
-          .header('content-type', asset.type)
-          .header('cache-control', 'public, max-age=300')
-          .send(asset.body);
-      },
-    );
-
+    securityHeaders(scope, formCsp(deps.frameAncestors));
+    assetRoute(scope);
     await scope.register(cookie);
-    /** A page that says what went wrong in the payer's language (never raw JSON: issue 22 item 6). */
-    const message = (request: FastifyRequest, reply: FastifyReply, status: number) => {
+    errorPages(scope);
+    pageRoutes(scope, deps);
+    receiptRoute(scope, deps);
+    appealRoute(scope, deps);
+  });
+}
+
+/** The form's headers on every answer: its CSP (unless a page set its own), no referrer, no caching. */
+function securityHeaders(scope: App, csp: string): void {
+  scope.addHook('onSend', async (_request, reply) => {
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', csp);
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('permissions-policy', 'camera=(), microphone=(), geolocation=()');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+}
+
+/** `GET /form/assets/<file>`: the page's stylesheet and script. */
+function assetRoute(scope: App): void {
+  scope.get(
+    '/form/assets/:file',
+    { schema: { hide: true, params: Type.Object({ file: Type.String({ maxLength: 20 }) }) } },
+    async (request, reply) => {
+      const asset = ASSETS.get(request.params.file);
+      if (!asset) throw new AppError('NOT_FOUND');
+      return reply
+        .header('content-type', asset.type)
+        .header('cache-control', 'public, max-age=300')
+        .send(asset.body);
+    },
+  );
+}
+
+/** A page that says what went wrong in the payer's language (never raw JSON: docs/decisions.md section 31). */
+function messagePage(request: FastifyRequest, reply: FastifyReply, status: number) {
+  const lang = langOf(request, reply);
+  const t = FORM_TEXTS[lang];
+  const [title, hint] =
+    status === 404
+      ? [t.notFound, t.notFoundHint]
+      : status === 429
+        ? [t.tooMany, t.tooManyHint]
+        : [t.error, t.errorHint];
+  return reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .view('message.eta', {
+      t,
+      lang,
+      title,
+      hint,
+      status,
+      // Reload the page itself: a refused post goes back to the form it came from.
+      reload:
+        status === 404 ? null : request.method === 'GET' ? request.url : request.url.replace(/\/[^/?]*$/, ''),
+    });
+}
+
+/** Errors as pages for the payer's browser (JSON for the polled status and scripts), and the 404 page. */
+function errorPages(scope: App): void {
+  scope.setErrorHandler(async (err, request, reply) => {
+    const { error, kind } = resolveError(err);
+    logFailure(request, err, kind);
+    reply.headers(errorHeaders(error));
+    if (wantsPage(request)) return messagePage(request, reply, error.status);
+    return reply.status(error.status).send(errorBody(error.code, error.details));
+  });
+  // Any other address under /form/ is the 404 page, not the API's JSON envelope.
+  scope.get('/form/*', { schema: { hide: true } }, async (request, reply) =>
+    messagePage(request, reply, 404),
+  );
+}
+
+/** `GET /form/<id>` (the page) and `GET /form/<id>/status` (what the page polls). */
+function pageRoutes(scope: App, deps: FormRouteDeps): void {
+  scope.get(
+    '/form/:id',
+    {
+      preHandler: deps.limits.page,
+      schema: {
+        tags: ['form'],
+        summary: 'The payment form page (HTML)',
+        params: IdParams,
+        querystring: Type.Object({
+          lang: Type.Optional(Type.String({ maxLength: 5 })),
+          appeal_error: Type.Optional(Type.String({ maxLength: 40 })),
+          step: Type.Optional(
+            Type.String({ maxLength: 10, description: '`waiting`: the "I have paid" screen' }),
+          ),
+        }),
+        produces: ['text/html'],
+      },
+    },
+    async (request, reply) => {
       const lang = langOf(request, reply);
       const t = FORM_TEXTS[lang];
-      const [title, hint] =
-        status === 404
-          ? [t.notFound, t.notFoundHint]
-          : status === 429
-            ? [t.tooMany, t.tooManyHint]
-            : [t.error, t.errorHint];
-      return reply
-        .status(status)
-        .type('text/html; charset=utf-8')
-        .view('message.eta', {
-          t,
-          lang,
-          title,
-          hint,
-          status,
-          // Reload the page itself: a refused post goes back to the form it came from.
-          reload:
-            status === 404
-              ? null
-              : request.method === 'GET'
-                ? request.url
-                : request.url.replace(/\/[^/?]*$/, ''),
-        });
-    };
-    scope.setErrorHandler(async (err, request, reply) => {
-      const { error, kind } = resolveError(err);
-      logFailure(request, err, kind);
-      reply.headers(errorHeaders(error));
-      if (wantsPage(request)) return message(request, reply, error.status);
-      return reply.status(error.status).send(errorBody(error.code, error.details));
-    });
-    const notFound = (request: FastifyRequest, reply: FastifyReply) => message(request, reply, 404);
+      const page = await deps.form.page(request.params.id);
+      // A payer who sent a receipt is past paying: the page opens on the waiting step.
+      const waiting =
+        request.query.step === 'waiting' || (request.query.step !== 'pay' && page.receiptStatus !== null);
+      if (page.logoUrl) reply.header('content-security-policy', formCsp(deps.frameAncestors, page.logoUrl));
+      return reply.type('text/html; charset=utf-8').view('form.eta', {
+        p: page,
+        v: formView(page, t, lang),
+        t,
+        lang,
+        step: waiting ? 'waiting' : 'pay',
+        texts: JSON.stringify(scriptTexts(t)),
+        appealError: appealErrorText(request.query.appeal_error, t),
+      });
+    },
+  );
 
-    // Any other address under /form/ is the 404 page, not the API's JSON envelope.
-    scope.get('/form/*', { schema: { hide: true } }, async (request, reply) => notFound(request, reply));
+  scope.get(
+    '/form/:id/status',
+    {
+      preHandler: deps.limits.status,
+      schema: { tags: ['form'], params: IdParams, response: { 200: FormStatus, ...errorResponses } },
+    },
+    async (request) => deps.form.status(request.params.id),
+  );
+}
 
-    scope.get(
-      '/form/:id',
-      {
-        preHandler: deps.limits.page,
-        schema: {
-          tags: ['form'],
-          summary: 'The payment form page (HTML)',
-          params: IdParams,
-          querystring: Type.Object({
-            lang: Type.Optional(Type.String({ maxLength: 5 })),
-            appeal_error: Type.Optional(Type.String({ maxLength: 40 })),
-            step: Type.Optional(
-              Type.String({ maxLength: 10, description: '`waiting`: the "I have paid" screen' }),
-            ),
-          }),
-          produces: ['text/html'],
+/** `POST /form/<id>/receipt`: the payer's receipt, multipart `receipt`. */
+function receiptRoute(scope: App, deps: FormRouteDeps): void {
+  scope.post(
+    '/form/:id/receipt',
+    {
+      preHandler: deps.limits.receipt,
+      schema: {
+        tags: ['form'],
+        summary: 'The payer uploads a receipt (multipart `receipt`), same rules as the merchant upload',
+        params: IdParams,
+        consumes: ['multipart/form-data'],
+        response: {
+          200: Type.Object({ success: Type.Literal(true), receiptStatus: Type.String() }),
+          ...errorResponses,
         },
       },
-      async (request, reply) => {
-        const lang = langOf(request, reply);
-        const t = FORM_TEXTS[lang];
-        const page = await form.page(request.params.id);
-        // A payer who sent a receipt is past paying: the page opens on the waiting step.
-        const waiting =
-          request.query.step === 'waiting' || (request.query.step !== 'pay' && page.receiptStatus !== null);
-        if (page.logoUrl) reply.header('content-security-policy', formCsp(deps.frameAncestors, page.logoUrl));
-        return reply.type('text/html; charset=utf-8').view('form.eta', {
-          p: page,
-          v: formView(page, t, lang),
-          t,
-          lang,
-          step: waiting ? 'waiting' : 'pay',
-          texts: JSON.stringify(scriptTexts(t)),
-          appealError: appealErrorText(request.query.appeal_error, t),
-        });
-      },
-    );
+    },
+    async (request) => {
+      if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data')) {
+        throw new AppError('RECEIPT_REQUIRED');
+      }
+      const upload = await deps.uploads.read(request.parts(), 'receipt');
+      try {
+        return { success: true as const, ...(await deps.form.uploadReceipt(request.params.id, upload)) };
+      } finally {
+        await deps.uploads.discard(upload);
+      }
+    },
+  );
+}
 
-    scope.get(
-      '/form/:id/status',
-      {
-        preHandler: deps.limits.status,
-        schema: { tags: ['form'], params: IdParams, response: { 200: FormStatus, ...errorResponses } },
-      },
-      async (request) => form.status(request.params.id),
-    );
-
-    scope.post(
-      '/form/:id/receipt',
-      {
-        preHandler: deps.limits.receipt,
-        schema: {
-          tags: ['form'],
-          summary: 'The payer uploads a receipt (multipart `receipt`), same rules as the merchant upload',
-          params: IdParams,
-          consumes: ['multipart/form-data'],
-          response: {
-            200: Type.Object({ success: Type.Literal(true), receiptStatus: Type.String() }),
-            ...errorResponses,
-          },
+/** `POST /form/<id>/appeal`: the payer's late-payment claim; a browser's form post gets the page back. */
+function appealRoute(scope: App, deps: FormRouteDeps): void {
+  scope.post(
+    '/form/:id/appeal',
+    {
+      preHandler: deps.limits.receipt,
+      schema: {
+        tags: ['form'],
+        summary:
+          'The payer says a failed order was paid: multipart `receipt` opens an appeal. A browser form post is answered 303 to the page',
+        params: IdParams,
+        consumes: ['multipart/form-data'],
+        response: {
+          200: Type.Object({ success: Type.Literal(true), appealStatus: Type.String() }),
+          303: Type.Null(),
+          ...errorResponses,
         },
       },
-      async (request) => {
-        if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data')) {
+    },
+    async (request, reply) => {
+      // A plain HTML form (no JavaScript) gets the page back, with the error named in the URL.
+      const html = (request.headers.accept ?? '').includes('text/html');
+      const page = `/form/${encodeURIComponent(request.params.id)}`;
+      try {
+        if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data'))
           throw new AppError('RECEIPT_REQUIRED');
-        }
         const upload = await deps.uploads.read(request.parts(), 'receipt');
         try {
-          return { success: true as const, ...(await form.uploadReceipt(request.params.id, upload)) };
+          const appeal = await deps.form.openAppeal(request.params.id, upload, request.ip);
+          if (html) return reply.redirect(page, 303);
+          return { success: true as const, appealStatus: appeal.status };
         } finally {
           await deps.uploads.discard(upload);
         }
-      },
-    );
-
-    scope.post(
-      '/form/:id/appeal',
-      {
-        preHandler: deps.limits.receipt,
-        schema: {
-          tags: ['form'],
-          summary:
-            'The payer says a failed order was paid: multipart `receipt` opens an appeal. A browser form post is answered 303 to the page',
-          params: IdParams,
-          consumes: ['multipart/form-data'],
-          response: {
-            200: Type.Object({ success: Type.Literal(true), appealStatus: Type.String() }),
-            303: Type.Null(),
-            ...errorResponses,
-          },
-        },
-      },
-      async (request, reply) => {
-        // A plain HTML form (no JavaScript) gets the page back, with the error named in the URL.
-        const html = (request.headers.accept ?? '').includes('text/html');
-        const page = `/form/${encodeURIComponent(request.params.id)}`;
-        try {
-          if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('multipart/form-data'))
-            throw new AppError('RECEIPT_REQUIRED');
-          const upload = await deps.uploads.read(request.parts(), 'receipt');
-          try {
-            const appeal = await form.openAppeal(request.params.id, upload, request.ip);
-            if (html) return reply.redirect(page, 303);
-            return { success: true as const, appealStatus: appeal.status };
-          } finally {
-            await deps.uploads.discard(upload);
-          }
-        } catch (err) {
-          if (!html || !(err instanceof AppError) || err.code === 'NOT_FOUND') throw err;
-          return reply.redirect(`${page}?appeal_error=${err.code}`, 303);
-        }
-      },
-    );
-  });
+      } catch (err) {
+        if (!html || !(err instanceof AppError) || err.code === 'NOT_FOUND') throw err;
+        return reply.redirect(`${page}?appeal_error=${err.code}`, 303);
+      }
+    },
+  );
 }

@@ -146,7 +146,7 @@ export type StatusChange = Pick<NewOrderRow, 'status' | 'statusReason' | 'finish
 
 /**
  * Writes a transition of one order (order-lifecycle.ts only) as a compare-and-set: the row changes
- * only while its status is still `from` (docs/decisions.md: exactly once in the schema). Answers the
+ * only while its status is still `from` (docs/decisions.md "Exactly once in the schema"). Answers the
  * order as written, or undefined when it was not in `from` any more (the caller's ORDER_STATE_CONFLICT).
  * `now` is the service clock's time of the move (updated_at).
  */
@@ -258,7 +258,7 @@ export interface OrderFilter {
 }
 
 /**
- * The mode part of an operator's order filter (docs/decisions.md: modes never cross): live orders
+ * The mode part of an operator's order filter (docs/decisions.md "Modes never cross"): live orders
  * unless the operator asks for `test` (sandbox orders only) or `all`; anything else is live.
  */
 export function modeFilter(mode: string | undefined): Pick<OrderFilter, 'test'> {

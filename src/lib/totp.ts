@@ -16,13 +16,18 @@ function totpOf(secretBase32: string, label: string, issuer: string): OTPAuth.TO
 }
 
 /**
- * A fresh TOTP secret (160 bits, base32) with its `otpauth://` URI and that URI as a QR (PNG data
- * URL) for enrolment. `label` names the account in the app (an email, an operator's name).
+ * The enrolment of a secret the server made (kept sealed while the enrolment is pending): its
+ * `otpauth://` URI and that URI as a QR (PNG data URL), the same every time the page is shown, so the
+ * one already scanned stays good. `label` names the account in the app (an email, an operator's name).
  */
-export async function newTotp(label: string, issuer = 'Payment orders') {
-  const secret = new OTPAuth.Secret({ size: 20 }).base32;
+export async function totpEnrolment(secret: string, label: string, issuer = 'Payment orders') {
   const uri = totpOf(secret, label, issuer).toString();
   return { secret, uri, qr: await QRCode.toDataURL(uri, { margin: 2, width: 220 }) };
+}
+
+/** A fresh TOTP secret (160 bits, base32), made by the server only; never one a client sends. */
+export function newTotpSecret(): string {
+  return new OTPAuth.Secret({ size: 20 }).base32;
 }
 
 /**
@@ -34,9 +39,4 @@ export function totpStep(secretBase32: string, code: string, nowMs: number): num
   if (!/^\d{6}$/.test(code)) return null;
   const delta = totpOf(secretBase32, 'x', 'x').validate({ token: code, timestamp: nowMs, window: 1 });
   return delta === null ? null : Math.floor(nowMs / STEP_MS) + delta;
-}
-
-/** Whether `code` is a current code of `secretBase32` (one step either side). */
-export function totpValid(secretBase32: string, code: string, nowMs: number): boolean {
-  return totpStep(secretBase32, code, nowMs) !== null;
 }

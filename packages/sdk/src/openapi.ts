@@ -2825,6 +2825,8 @@ export interface operations {
                             enabled: boolean;
                             events: ("order.expired" | "order.cancelled" | "order.late_payment" | "payout.sent" | "payout.failed" | "receipt.accepted" | "receipt.rejected" | "appeal.opened" | "appeal.resolved")[];
                             id: string;
+                            /** @description The key's mode that made it: true gets test orders' events only, false live ones only */
+                            test: boolean;
                             url: string;
                         }[];
                         /** @enum {boolean} */
@@ -2909,6 +2911,8 @@ export interface operations {
                             enabled: boolean;
                             events: ("order.expired" | "order.cancelled" | "order.late_payment" | "payout.sent" | "payout.failed" | "receipt.accepted" | "receipt.rejected" | "appeal.opened" | "appeal.resolved")[];
                             id: string;
+                            /** @description The key's mode that made it: true gets test orders' events only, false live ones only */
+                            test: boolean;
                             url: string;
                         };
                         /** @enum {boolean} */

@@ -6,7 +6,7 @@ import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { type SecretBox, sha256Hex } from '../../lib/secrets.js';
-import { newTotp, totpStep } from '../../lib/totp.js';
+import { newTotpSecret, totpEnrolment, totpStep } from '../../lib/totp.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { Role } from './permissions.js';
 
@@ -78,28 +78,43 @@ export function createOperatorMfa(deps: { database: Database; clock: Clock; secr
     /** Whether `operator` must enrol before working (a money-moving role without TOTP). */
     mfaOwed: (operator: OperatorRow) => MFA_ROLES.includes(operator.role) && operator.totpSealed === null,
 
-    /** A fresh secret and its QR for the enrolment page; nothing is stored until it is confirmed. */
-    startEnrolment: (operator: OperatorRow) => newTotp(`operator:${operator.username}`),
+    /**
+     * The enrolment page's secret and QR: made by the server and kept sealed as the operator's pending
+     * secret, so a reload or a wrong code shows the same one (the one already scanned stays good).
+     */
+    async startEnrolment(operator: OperatorRow) {
+      const label = `operator:${operator.username}`;
+      const row = (await db.select().from(operators).where(eq(operators.id, operator.id)))[0];
+      if (row?.totpPendingSealed) return totpEnrolment(secretBox.open(row.totpPendingSealed), label);
+      const secret = newTotpSecret();
+      await db
+        .update(operators)
+        .set({ totpPendingSealed: secretBox.seal(secret) })
+        .where(eq(operators.id, operator.id));
+      return totpEnrolment(secret, label);
+    },
 
     /**
-     * Confirms an enrolment with a current code of `secret`: the secret is sealed and kept, ten
-     * recovery codes are issued (returned once), and the enrolling session becomes a full one.
-     * VALIDATION_ERROR naming `code` when the code does not match.
+     * Confirms an enrolment with a current code of the pending secret the server made (never a secret
+     * the client sends): the secret becomes the operator's, ten recovery codes are issued (returned
+     * once), and the enrolling session becomes a full one. VALIDATION_ERROR naming `code` when the code
+     * does not match or no secret is pending (the pending secret stays); ALREADY_EXISTS once enrolled.
      */
     async confirmEnrolment(
       operator: OperatorRow,
-      input: { secret: string; code: string; sessionId: string },
+      input: { code: string; sessionId: string },
       actor: AdminActor,
     ): Promise<string[]> {
-      const step = /^[A-Z2-7]{32}$/.test(input.secret)
-        ? totpStep(input.secret, input.code.trim(), clock.now())
-        : null;
-      if (step === null)
-        throw invalidField('code', 'does not match: check the phone clock and type the current code');
       return db.transaction(async (tx) => {
+        const row = (await tx.select().from(operators).where(eq(operators.id, operator.id)).for('update'))[0];
+        if (row?.totpSealed) throw new AppError('ALREADY_EXISTS');
+        const pending = row?.totpPendingSealed ? secretBox.open(row.totpPendingSealed) : null;
+        const step = pending ? totpStep(pending, input.code.trim(), clock.now()) : null;
+        if (step === null || !row?.totpPendingSealed)
+          throw invalidField('code', 'does not match: check the phone clock and type the current code');
         await tx
           .update(operators)
-          .set({ totpSealed: secretBox.seal(input.secret), totpLastStep: step })
+          .set({ totpSealed: row.totpPendingSealed, totpPendingSealed: null, totpLastStep: step })
           .where(eq(operators.id, operator.id));
         const codes = await issueRecovery(tx, operator.id);
         await tx
@@ -142,7 +157,7 @@ export function createOperatorMfa(deps: { database: Database; clock: Clock; secr
         if (!op) throw new AppError('NOT_FOUND');
         await tx
           .update(operators)
-          .set({ totpSealed: null, totpLastStep: null, recoveryCodes: [] })
+          .set({ totpSealed: null, totpPendingSealed: null, totpLastStep: null, recoveryCodes: [] })
           .where(eq(operators.id, op.id));
         await tx.delete(operatorSessions).where(eq(operatorSessions.operatorId, op.id));
         await writeAudit(tx, actor, {

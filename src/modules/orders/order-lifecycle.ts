@@ -81,7 +81,7 @@ export interface Expired {
 
 /**
  * The compare-and-set of a move: the order changes only while its status is still the one the caller
- * read (docs/decisions.md: exactly once in the schema). ORDER_STATE_CONFLICT when another move got
+ * read (docs/decisions.md "Exactly once in the schema"). ORDER_STATE_CONFLICT when another move got
  * there first (nothing is written then), ORDER_NOT_FOUND when the order is gone.
  */
 async function moveStatus(
@@ -99,27 +99,26 @@ async function moveStatus(
  * The ledger side of a move to success, after its compare-and-set: a PAYIN's credit (`credit`), or a
  * payout's captured hold (the debit). A sandbox order posts nothing. Either is keyed once per order in
  * the ledger, so that even a caller without the order's lock cannot move money twice: a key already
- * posted, or no active hold, is ORDER_STATE_CONFLICT. The hold is the order's amountAfterFee
- * (payouts-service.ts), the figure the move already fixed on the order.
+ * posted, or no active hold, is ORDER_STATE_CONFLICT (the transaction then rolls back whole). The hold
+ * is the order's amountAfterFee (payouts-service.ts), the figure the move already fixed on the order.
  */
 async function postSuccessMoney(
   ex: Executor,
   order: OrderRow,
   credit: PayinCredit | undefined,
   now: Date,
-): Promise<OrderRow> {
-  if (order.test) return order;
+): Promise<void> {
+  if (order.test) return;
   if (credit) {
     const applied = await postPayinCredit(ex, { merchantId: order.merchantId, orderId: order.id, ...credit });
     if (!applied) throw new AppError('ORDER_STATE_CONFLICT');
-    return order;
+    return;
   }
   const captured = await settleHold(ex, order.id, 'captured', now, {
     gross: money(order.amount),
     fee: money(order.fee),
   });
   if (!captured) throw new AppError('ORDER_STATE_CONFLICT');
-  return order;
 }
 
 /**
@@ -182,7 +181,7 @@ export function createOrderLifecycle(deps: {
         ? { currency: credit.currency, amount: credit.net }
         : { currency: order.currency, amount: money(order.amountAfterFee).negated() };
       // The compare-and-set comes first: a move that lost its race writes nothing at all.
-      let updated = await moveStatus(ex, order, ctx, {
+      const updated = await moveStatus(ex, order, ctx, {
         ...options.patch,
         status: 'success',
         statusReason: ctx.reason ?? null,
@@ -190,7 +189,7 @@ export function createOrderLifecycle(deps: {
         creditedCurrency: credited.currency,
         creditedAmount: toDbAmount(credited.amount),
       });
-      updated = await postSuccessMoney(ex, updated, credit, ctx.now);
+      await postSuccessMoney(ex, order, credit, ctx.now);
       await insertOrderEvents(ex, [
         {
           orderId: order.id,

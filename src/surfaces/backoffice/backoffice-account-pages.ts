@@ -46,13 +46,26 @@ export function accountPages(pages: App, services: ConsoleServices) {
     checkCsrf(request, form._csrf);
     const user = userOf(request);
     if (user.operator.totpSealed) throw new AppError('ALREADY_EXISTS');
-    const codes = await operators.confirmEnrolment(
-      user.operator,
-      { secret: String(form.secret ?? ''), code: String(form.code ?? ''), sessionId: user.sessionId },
-      user.actor,
-    );
-    // Shown once, in this answer only.
-    return render(request, reply, 'recovery-codes.eta', { codes });
+    // The secret is the server's pending one: a `secret` field in the form is never read.
+    try {
+      const codes = await operators.confirmEnrolment(
+        user.operator,
+        { code: String(form.code ?? ''), sessionId: user.sessionId },
+        user.actor,
+      );
+      // Shown once, in this answer only.
+      return render(request, reply, 'recovery-codes.eta', { codes });
+    } catch (err) {
+      if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
+      // A wrong code: the same form, the same secret, and the error in the operator's language.
+      const totp = await operators.startEnrolment(user.operator);
+      reply.code(400);
+      return render(request, reply, 'two-factor.eta', {
+        totp,
+        required: operators.mfaOwed(user.operator),
+        codeError: true,
+      });
+    }
   });
 
   pages.post('/backoffice/account/recovery-codes', async (request, reply) => {

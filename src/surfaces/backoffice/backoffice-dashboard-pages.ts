@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { requirePermission } from './backoffice-session.js';
+import { requirePermission, SESSION_COOKIE } from './backoffice-session.js';
 import { render } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 import type { Dashboard } from './dashboard.js';
@@ -16,6 +16,12 @@ const SCRIPTS = new Map([
 /** Seconds between two pushes of the figures, and how long one stream stays open (EventSource reconnects). */
 const PUSH_SECONDS = 5;
 const STREAM_SECONDS = 300;
+/**
+ * Seconds between two checks that the stream's session still stands: a revoked session, a disabled
+ * operator or an address taken off the allowlist ends the stream within this (docs/decisions.md:
+ * two-factor and sessions), well inside 5 s.
+ */
+const SESSION_CHECK_SECONDS = 2;
 
 /** "12 min", "3 h 5 min": how long the oldest item of a queue has waited; `units` as `s|min|h`. */
 export function ageText(seconds: number | null, units = 's|min|h'): string {
@@ -28,9 +34,14 @@ export function ageText(seconds: number | null, units = 's|min|h'): string {
 
 /**
  * The console's landing page (issue 23 item 1): the dashboard, and its Server-Sent Events stream
- * (`event: figures`, every 5 s, for 5 minutes a connection).
+ * (`event: figures`, every 5 s, for 5 minutes a connection, ended within SESSION_CHECK_SECONDS once
+ * its session is revoked or its operator disabled: `sessionAlive` answers for the session's cookie
+ * token and the client's address).
  */
-export function dashboardPages(pages: App, deps: { dashboard: Dashboard }) {
+export function dashboardPages(
+  pages: App,
+  deps: { dashboard: Dashboard; sessionAlive: (token: string, ip: string) => Promise<boolean> },
+) {
   // Open streams, ended when the server closes (a hijacked answer is not Fastify's to end).
   const streams = new Set<() => void>();
   pages.addHook('preClose', async () => {
@@ -62,7 +73,17 @@ export function dashboardPages(pages: App, deps: { dashboard: Dashboard }) {
       'x-accel-buffering': 'no',
     });
     let open = true;
+    let timer: NodeJS.Timeout | undefined;
+    let watch: NodeJS.Timeout | undefined;
+    let end: NodeJS.Timeout | undefined;
+    const token = request.cookies[SESSION_COOKIE] ?? '';
+    const check = async () => {
+      const alive = await deps.sessionAlive(token, request.ip).catch(() => false);
+      if (!alive) stop();
+      return alive;
+    };
     const push = async () => {
+      if (!(await check())) return;
       try {
         const figures = await deps.dashboard.figures();
         if (open) res.write(`event: figures\ndata: ${JSON.stringify(figures)}\n\n`);
@@ -74,12 +95,15 @@ export function dashboardPages(pages: App, deps: { dashboard: Dashboard }) {
     res.write(`retry: ${PUSH_SECONDS * 1000}\n\n`);
     await push();
     // Timers never hold the process open, and the stream ends with its connection or the server.
-    const timer = setInterval(() => void push(), PUSH_SECONDS * 1000).unref();
-    const end = setTimeout(() => stop(), STREAM_SECONDS * 1000).unref();
+    if (!open) return;
+    timer = setInterval(() => void push(), PUSH_SECONDS * 1000).unref();
+    watch = setInterval(() => void check(), SESSION_CHECK_SECONDS * 1000).unref();
+    end = setTimeout(() => stop(), STREAM_SECONDS * 1000).unref();
     function stop() {
       if (!open) return;
       open = false;
       clearInterval(timer);
+      clearInterval(watch);
       clearTimeout(end);
       streams.delete(stop);
       res.end();

@@ -303,7 +303,10 @@ export function backofficeRoutes(
 
       adminPages(pages, services);
       accountPages(pages, services);
-      dashboardPages(pages, { dashboard: createDashboard(services, deps.clock) });
+      dashboardPages(pages, {
+        dashboard: createDashboard(services, deps.clock),
+        sessionAlive: async (token, ip) => (await services.operators.session(token, ip))?.scope === 'full',
+      });
       failingWebhookPages(pages, { webhooks });
       operatorPages(pages, services);
       devicePages(pages, services);

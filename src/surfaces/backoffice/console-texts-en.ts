@@ -111,6 +111,8 @@ export const CONSOLE_EN = {
   mfaStep1:
     'Open an authenticator app (Google Authenticator, Aegis, 1Password…) and scan the code, or type the key.',
   mfaStep2: 'Type the 6 digits it shows to confirm.',
+  mfaCodeWrong:
+    'That code does not match. Check that the phone’s clock is right and type the code the app shows now; the key above stays the same.',
   mfaStep3:
     'Keep the recovery codes you will see next somewhere safe: each one signs you in once if the phone is lost.',
   mfaQrAlt: 'QR code to add this account to an authenticator app',

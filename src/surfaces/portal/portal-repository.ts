@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { merchantInvites, merchantUserSessions, merchantUsers } from '../../db/tables/portal.js';
 
@@ -50,6 +50,32 @@ export async function lockLiveInvite(
       )
       .for('update')
   )[0];
+}
+
+/** Keeps the invitation's pending TOTP secret (sealed), made by the server for its page. */
+export async function setInvitePendingTotp(ex: Executor, codeDigest: string, sealed: string): Promise<void> {
+  await ex
+    .update(merchantInvites)
+    .set({ totpPendingSealed: sealed })
+    .where(eq(merchantInvites.codeDigest, codeDigest));
+}
+
+/**
+ * Records `step` as the user's last accepted TOTP step if it comes after the last one (a
+ * compare-and-set: two sign-ins racing with one code, one wins). False for a code already used.
+ */
+export async function spendTotpStep(ex: Executor, userId: string, step: number): Promise<boolean> {
+  const rows = await ex
+    .update(merchantUsers)
+    .set({ totpLastStep: step })
+    .where(
+      and(
+        eq(merchantUsers.id, userId),
+        or(isNull(merchantUsers.totpLastStep), lt(merchantUsers.totpLastStep, step)),
+      ),
+    )
+    .returning({ id: merchantUsers.id });
+  return rows.length > 0;
 }
 
 export async function markInviteUsed(ex: Executor, codeDigest: string, at: Date): Promise<void> {

@@ -8,6 +8,7 @@ import type { FastifyRequest } from 'fastify';
 import { logFailure } from '../../http/error-handler.js';
 import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import type { App } from '../../http/schemas.js';
+import { AppError } from '../../lib/errors.js';
 import { lastValues, parseFormBody } from '../../lib/form-fields.js';
 import { portalBrandingPages } from './portal-branding-pages.js';
 import { portalExports } from './portal-exports.js';
@@ -113,22 +114,30 @@ export function portalRoutes(
     scope.get('/portal/invite/:code', async (request, reply) => {
       const { code } = request.params as { code: string };
       const invite = await users.inviteInfo(code);
-      const totp = await users.newTotp(invite.email);
-      return renderPortal(request, reply, 'invite.eta', { invite, totp, code });
+      const totp = await users.inviteTotp(code);
+      return renderPortal(request, reply, 'invite.eta', { invite, totp, code, codeError: false });
     });
     scope.post('/portal/invite/:code', async (request, reply) => {
       const { code } = request.params as { code: string };
       const form = request.body as Form;
-      await users.accept(
-        code,
-        {
-          password: String(form.password ?? ''),
-          ...(form.totp_code?.trim()
-            ? { totpSecret: String(form.totp_secret ?? ''), totpCode: form.totp_code.trim() }
-            : {}),
-        },
-        request.ip,
-      );
+      // The secret is the one the server keeps for this invitation: a `totp_secret` field is never read.
+      try {
+        await users.accept(
+          code,
+          {
+            password: String(form.password ?? ''),
+            ...(form.totp_code?.trim() ? { totpCode: form.totp_code.trim() } : {}),
+          },
+          request.ip,
+        );
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
+        // The same form with the same secret, and what was wrong in the page's language.
+        const field = err.details?.[0]?.field === 'password' ? 'password' : 'totp_code';
+        const [invite, totp] = [await users.inviteInfo(code), await users.inviteTotp(code)];
+        reply.code(400);
+        return renderPortal(request, reply, 'invite.eta', { invite, totp, code, codeError: field });
+      }
       return reply.redirect('/portal/login?msg=created', 303);
     });
 

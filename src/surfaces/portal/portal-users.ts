@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
-import { newTotp, totpValid } from '../../lib/totp.js';
+import { newTotpSecret, totpEnrolment, totpStep } from '../../lib/totp.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import {
   deleteSession,
@@ -16,6 +16,8 @@ import {
   type MerchantUserRow,
   markInviteUsed,
   type PortalRole,
+  setInvitePendingTotp,
+  spendTotpStep,
   touchLogin,
   userByEmail,
   usersOf,
@@ -98,30 +100,45 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       return { email: row.email, role: row.role, merchantId: row.merchantId };
     },
 
-    /** A fresh TOTP secret and its enrolment QR (otpauth:// URI as a PNG data URL). */
-    newTotp: (email: string) => newTotp(email),
+    /**
+     * The invitation page's TOTP secret and QR (otpauth:// URI as a PNG data URL): made by the server
+     * once and kept sealed on the invitation, so a reload or a wrong code shows the same secret (the
+     * one already scanned stays good). NOT_FOUND for a used or expired link.
+     */
+    async inviteTotp(code: string) {
+      const digest = sha256Hex(code);
+      const { secret, email } = await db.transaction(async (tx) => {
+        const invite = await lockLiveInvite(tx, digest, now());
+        if (!invite) throw new AppError('NOT_FOUND');
+        if (invite.totpPendingSealed)
+          return { secret: secretBox.open(invite.totpPendingSealed), email: invite.email };
+        const fresh = newTotpSecret();
+        await setInvitePendingTotp(tx, digest, secretBox.seal(fresh));
+        return { secret: fresh, email: invite.email };
+      });
+      return totpEnrolment(secret, email);
+    },
 
     /**
-     * Sets the account up from an invitation: password, and TOTP (`totpSecret` with a current
-     * `totpCode`; required for an owner). NOT_FOUND for a used or expired link; VALIDATION_ERROR
-     * naming `password` or `totp_code`.
+     * Sets the account up from an invitation: password, and TOTP (a current `totpCode` of the secret
+     * the invitation page showed, kept by the server: a client never chooses it; required for an
+     * owner). The code's step is recorded, so the same code cannot sign in after. NOT_FOUND for a used
+     * or expired link; VALIDATION_ERROR naming `password` or `totp_code` (the pending secret stays).
      */
-    async accept(
-      code: string,
-      input: { password: string; totpSecret?: string; totpCode?: string },
-      ip: string,
-    ) {
+    async accept(code: string, input: { password: string; totpCode?: string }, ip: string) {
       checkPassword(input.password);
       const digest = sha256Hex(code);
-      const withTotp = Boolean(input.totpSecret && input.totpCode);
-      if (withTotp && !totpValid(String(input.totpSecret), String(input.totpCode), clock.now()))
-        throw invalidField('totp_code', 'does not match: check the phone’s clock and try the current code');
       const passwordHash = await hashPassword(input.password);
       return db.transaction(async (tx) => {
         const invite = await lockLiveInvite(tx, digest, now());
         if (!invite) throw new AppError('NOT_FOUND');
+        const pending = invite.totpPendingSealed ? secretBox.open(invite.totpPendingSealed) : null;
+        const withTotp = Boolean(input.totpCode);
         if (invite.role === 'owner' && !withTotp)
           throw invalidField('totp_code', 'two-factor is mandatory for an owner');
+        const step = withTotp && pending ? totpStep(pending, String(input.totpCode), clock.now()) : null;
+        if (withTotp && step === null)
+          throw invalidField('totp_code', 'does not match: check the phone’s clock and try the current code');
         if (await userByEmail(tx, invite.email)) throw new AppError('ALREADY_EXISTS');
         const user = await insertUser(tx, {
           id: randomUUID(),
@@ -129,7 +146,8 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
           email: invite.email,
           role: invite.role,
           passwordHash,
-          totpSealed: withTotp ? secretBox.seal(String(input.totpSecret)) : null,
+          totpSealed: withTotp ? invite.totpPendingSealed : null,
+          totpLastStep: step,
         });
         await markInviteUsed(tx, digest, now());
         await writeAudit(
@@ -154,9 +172,13 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       const email = input.email.trim().toLowerCase().slice(0, 254);
       const user = await userByEmail(db, email);
       const ok = await verifyPassword(user?.passwordHash, input.password);
-      const totpOk = user?.totpSealed
-        ? totpValid(secretBox.open(user.totpSealed), input.code.trim(), clock.now())
-        : true;
+      const step = user?.totpSealed
+        ? totpStep(secretBox.open(user.totpSealed), input.code.trim(), clock.now())
+        : 0;
+      // A code is good once (RFC 6238 section 5.2): its step must come after the last accepted one.
+      const totpOk =
+        !user?.totpSealed ||
+        (step !== null && ok && user.enabled && (await spendTotpStep(db, user.id, step)));
       if (!user || !ok || !user.enabled || !totpOk) {
         const reason = !user
           ? 'unknown_user'
@@ -164,7 +186,9 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
             ? 'wrong_password'
             : !user.enabled
               ? 'disabled'
-              : 'wrong_code';
+              : step === null
+                ? 'wrong_code'
+                : 'replayed_code';
         await writeAudit(
           db,
           { name: 'anonymous', ip },

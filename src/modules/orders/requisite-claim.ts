@@ -1,12 +1,11 @@
 import type { Decimal } from 'decimal.js';
-import { type Column, desc, eq, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
+import { type Column, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
 import { type Db, type Executor, rowsOf } from '../../db/database.js';
 import { orders } from '../../db/tables/orders.js';
 import { toDbAmount } from '../../lib/money.js';
 import type { RequisiteNeed } from '../catalog/index.js';
 import {
   assignPickedSql,
-  disableRequisites,
   type PickCandidate,
   type PickedRequisite,
   type PickLock,

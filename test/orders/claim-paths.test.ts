@@ -27,6 +27,8 @@ import { addRequisite, createMerchant, createOrder, type TestMerchant } from '..
 interface PoolEntry {
   kind: 'card' | 'phone';
   bankCode: 'sber' | 'alfa' | null;
+  /** `disabled` (enabled false) and `paused` (a bank's block) take no orders. */
+  state: 'ready' | 'disabled' | 'paused';
   min: number | null;
   max: number | null;
   maxActive: number | null;
@@ -40,13 +42,14 @@ interface Step {
 const entry = fc.record<PoolEntry>({
   kind: fc.constantFrom('card', 'phone'),
   bankCode: fc.constantFrom(null, 'sber', 'alfa'),
+  state: fc.constantFrom('ready', 'ready', 'ready', 'disabled', 'paused'),
   min: fc.constantFrom(null, 100, 500),
   max: fc.constantFrom(null, 1000, 5000),
   maxActive: fc.constantFrom(null, null, 1, 2),
 });
 /**
  * What the rules say an order takes (docs/decisions.md sections 7 and 18), computed without the
- * database: of the requisites whose kind fits the type, with the amount within min/max and room
+ * database: of the enabled, unpaused requisites whose kind (and bank, for a same-bank type) fits the type, with the amount within min/max and room
  * under max active orders (every order of these runs stays pending), the least recently assigned
  * (never assigned first), ties by id (the pool's order here). -1: none fits.
  */
@@ -55,7 +58,7 @@ function expectedPick(pool: PoolEntry[], state: { lastStep: number[]; active: nu
     s.type === 'any' || s.type === 'sber' ? ['card', 'phone'] : s.type === 'sim' ? ['phone'] : ['card'];
   let best = -1;
   for (const [i, r] of pool.entries()) {
-    if (!kinds.includes(r.kind)) continue;
+    if (r.state !== 'ready' || !kinds.includes(r.kind)) continue;
     if (s.type === 'sber' && r.bankCode !== 'sber') continue;
     if ((r.min !== null && s.amount < r.min) || (r.max !== null && s.amount > r.max)) continue;
     if (r.maxActive !== null && (state.active[i] ?? 0) >= r.maxActive) continue;
@@ -115,6 +118,8 @@ describe('the one-statement claim and the transaction pick what the rules say', 
                 kind: r.kind,
                 bank: r.bankCode === 'alfa' ? 'Alfa-Bank' : 'Sberbank',
                 bankCode: r.bankCode,
+                enabled: r.state !== 'disabled',
+                pausedReason: r.state === 'paused' ? 'block' : null,
                 address:
                   r.kind === 'card'
                     ? `22001234567${String(i).padStart(5, '0')}`

@@ -49,9 +49,10 @@ const entry = fc.record<PoolEntry>({
 });
 /**
  * What the rules say an order takes (docs/decisions.md sections 7 and 18), computed without the
- * database: of the enabled, unpaused requisites whose kind (and bank, for a same-bank type) fits the type, with the amount within min/max and room
- * under max active orders (every order of these runs stays pending), the least recently assigned
- * (never assigned first), ties by id (the pool's order here). -1: none fits.
+ * database: of the enabled, unpaused requisites whose kind (and bank, for a same-bank type) fits
+ * the type, with the amount within min/max and room under max active orders (every order of these
+ * runs stays pending), the least recently assigned (never assigned first), ties by id (the pool's
+ * order here). -1: none fits.
  */
 function expectedPick(pool: PoolEntry[], state: { lastStep: number[]; active: number[] }, s: Step): number {
   const kinds =

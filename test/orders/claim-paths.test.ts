@@ -5,6 +5,7 @@
 // number, read from the head of an index).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { buildApp } from '../../src/app.js';
 import { requisites } from '../../src/db/tables/requisites.js';
@@ -241,5 +242,46 @@ describe('least recently assigned, fairly, under concurrency', () => {
     // same bound: six runs of each gave 8-12 per requisite, with one outlier of 15 in each.
     const fair = onPostgres() ? (n: number) => n >= 5 && n <= 20 : (n: number) => n === 10;
     assert.ok(values.every(fair), `per requisite: ${values.join(', ')}`);
+  });
+});
+
+describe('every requisite held: the order waits for the least recently assigned one', {
+  skip: !onPostgres() && 'PostgreSQL only (PGlite runs one query at a time)',
+}, () => {
+  let app: App;
+  let merchant: TestMerchant;
+  before(async () => {
+    app = (await buildApp({ config: testConfig(), database: await testDatabase() })).app;
+    await app.ready();
+    merchant = await createMerchant(app, { currencies: ['ARS'] });
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('waits while another transaction holds the whole pool, then takes the first by the rule', async () => {
+    const pool = [
+      await addRequisite(app, { kind: 'phone', currency: 'ARS' }),
+      await addRequisite(app, { kind: 'card', currency: 'ARS' }),
+    ];
+    const db = (await testDatabase()).db;
+    let settled = false;
+    let answer: ReturnType<typeof createOrder> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT id FROM requisites WHERE currency = 'ARS' FOR UPDATE`);
+      // `any` takes either kind: one candidate per kind, both held.
+      answer = createOrder(app, merchant, { currency: 'ARS', type: 'any', amount: 700 });
+      void answer.then(() => {
+        settled = true;
+      });
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(settled, false, 'the order waits while every requisite is held');
+    });
+    assert.ok(answer);
+    const res = await answer;
+    assert.equal(res.statusCode, 200, res.body);
+    // Neither was ever assigned: ties by id.
+    const first = [...pool].sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+    assert.equal(res.json().payment_details.address, first?.address);
   });
 });

@@ -366,6 +366,13 @@ async function main() {
     const benchDb = new pg.Client({ connectionString: dbUrl });
     await benchDb.connect();
     const results: Results = { create: {}, insert: {}, get: {}, select: {} };
+    // Warm-up, not recorded: the first series otherwise pays for JIT and new database connections.
+    const warm = { duration: 1 };
+    await load(svc.base, TOP, { ...createOrderLoad(merchant, '/merchant/createOrder'), ...warm });
+    await load(baseUrl, TOP, { ...createOrderLoad(merchant, '/insert'), ...warm });
+    const warmTargets = await readTargets(benchDb, merchant.id);
+    await load(svc.base, TOP, { ...readOrderLoad(merchant, '/merchant/order/', warmTargets), ...warm });
+    await load(baseUrl, TOP, { ...readOrderLoad(merchant, '/select/', warmTargets), ...warm });
     for (const size of POOLS) {
       await growPool(benchDb, size);
       await measurePool(size, { svc: svc.base, baseline: baseUrl }, merchant, benchDb, results, sampleRss);

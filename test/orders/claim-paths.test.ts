@@ -5,6 +5,7 @@
 // number, read from the head of an index).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { buildApp } from '../../src/app.js';
 import { requisites } from '../../src/db/tables/requisites.js';
@@ -27,6 +28,8 @@ import { addRequisite, createMerchant, createOrder, type TestMerchant } from '..
 interface PoolEntry {
   kind: 'card' | 'phone';
   bankCode: 'sber' | 'alfa' | null;
+  /** `disabled` (enabled false) and `paused` (a bank's block) take no orders. */
+  state: 'ready' | 'disabled' | 'paused';
   min: number | null;
   max: number | null;
   maxActive: number | null;
@@ -40,22 +43,24 @@ interface Step {
 const entry = fc.record<PoolEntry>({
   kind: fc.constantFrom('card', 'phone'),
   bankCode: fc.constantFrom(null, 'sber', 'alfa'),
+  state: fc.constantFrom('ready', 'ready', 'ready', 'disabled', 'paused'),
   min: fc.constantFrom(null, 100, 500),
   max: fc.constantFrom(null, 1000, 5000),
   maxActive: fc.constantFrom(null, null, 1, 2),
 });
 /**
  * What the rules say an order takes (docs/decisions.md sections 7 and 18), computed without the
- * database: of the requisites whose kind fits the type, with the amount within min/max and room
- * under max active orders (every order of these runs stays pending), the least recently assigned
- * (never assigned first), ties by id (the pool's order here). -1: none fits.
+ * database: of the enabled, unpaused requisites whose kind (and bank, for a same-bank type) fits
+ * the type, with the amount within min/max and room under max active orders (every order of these
+ * runs stays pending), the least recently assigned (never assigned first), ties by id (the pool's
+ * order here). -1: none fits.
  */
 function expectedPick(pool: PoolEntry[], state: { lastStep: number[]; active: number[] }, s: Step): number {
   const kinds =
     s.type === 'any' || s.type === 'sber' ? ['card', 'phone'] : s.type === 'sim' ? ['phone'] : ['card'];
   let best = -1;
   for (const [i, r] of pool.entries()) {
-    if (!kinds.includes(r.kind)) continue;
+    if (r.state !== 'ready' || !kinds.includes(r.kind)) continue;
     if (s.type === 'sber' && r.bankCode !== 'sber') continue;
     if ((r.min !== null && s.amount < r.min) || (r.max !== null && s.amount > r.max)) continue;
     if (r.maxActive !== null && (state.active[i] ?? 0) >= r.maxActive) continue;
@@ -115,6 +120,8 @@ describe('the one-statement claim and the transaction pick what the rules say', 
                 kind: r.kind,
                 bank: r.bankCode === 'alfa' ? 'Alfa-Bank' : 'Sberbank',
                 bankCode: r.bankCode,
+                enabled: r.state !== 'disabled',
+                pausedReason: r.state === 'paused' ? 'block' : null,
                 address:
                   r.kind === 'card'
                     ? `22001234567${String(i).padStart(5, '0')}`
@@ -235,5 +242,46 @@ describe('least recently assigned, fairly, under concurrency', () => {
     // same bound: six runs of each gave 8-12 per requisite, with one outlier of 15 in each.
     const fair = onPostgres() ? (n: number) => n >= 5 && n <= 20 : (n: number) => n === 10;
     assert.ok(values.every(fair), `per requisite: ${values.join(', ')}`);
+  });
+});
+
+describe('every requisite held: the order waits for the least recently assigned one', {
+  skip: !onPostgres() && 'PostgreSQL only (PGlite runs one query at a time)',
+}, () => {
+  let app: App;
+  let merchant: TestMerchant;
+  before(async () => {
+    app = (await buildApp({ config: testConfig(), database: await testDatabase() })).app;
+    await app.ready();
+    merchant = await createMerchant(app, { currencies: ['ARS'] });
+  });
+  after(async () => {
+    await app.close();
+  });
+
+  it('waits while another transaction holds the whole pool, then takes the first by the rule', async () => {
+    const pool = [
+      await addRequisite(app, { kind: 'phone', currency: 'ARS' }),
+      await addRequisite(app, { kind: 'card', currency: 'ARS' }),
+    ];
+    const db = (await testDatabase()).db;
+    let settled = false;
+    let answer: ReturnType<typeof createOrder> | undefined;
+    await db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT id FROM requisites WHERE currency = 'ARS' FOR UPDATE`);
+      // `any` takes either kind: one candidate per kind, both held.
+      answer = createOrder(app, merchant, { currency: 'ARS', type: 'any', amount: 700 });
+      void answer.then(() => {
+        settled = true;
+      });
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(settled, false, 'the order waits while every requisite is held');
+    });
+    assert.ok(answer);
+    const res = await answer;
+    assert.equal(res.statusCode, 200, res.body);
+    // Neither was ever assigned: ties by id.
+    const first = [...pool].sort((a, b) => (a.id < b.id ? -1 : 1))[0];
+    assert.equal(res.json().payment_details.address, first?.address);
   });
 });

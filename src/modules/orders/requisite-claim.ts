@@ -1,12 +1,11 @@
 import type { Decimal } from 'decimal.js';
-import { type Column, desc, eq, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
+import { type Column, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
 import { type Db, type Executor, rowsOf } from '../../db/database.js';
 import { orders } from '../../db/tables/orders.js';
 import { toDbAmount } from '../../lib/money.js';
 import type { RequisiteNeed } from '../catalog/index.js';
 import {
   assignPickedSql,
-  disableRequisites,
   type PickCandidate,
   type PickedRequisite,
   type PickLock,
@@ -215,7 +214,7 @@ export type Claim = ReturnType<typeof createClaim>;
 /**
  * Takes a requisite inside the caller's transaction when the one-statement claim could not
  * (docs/decisions.md section 7): the least recently assigned eligible one not held by another order;
- * when all are held, it waits for the first. A requisite with limits is checked again after it is
+ * when all are held, it waits for the first (that row alone). A requisite with limits is checked again after it is
  * locked, with a fresh snapshot, and passed over if it has no room left. Returns undefined when none fits.
  */
 export async function takeRequisite(ex: Executor, input: PickInput): Promise<PickedRequisite | undefined> {
@@ -234,8 +233,15 @@ export async function takeRequisite(ex: Executor, input: PickInput): Promise<Pic
     )) as unknown;
   for (let attempt = 0; attempt < 10; attempt++) {
     let row = rowsOf<RawPick>(await pick('skip-locked'))[0];
-    if (!row) row = rowsOf<RawPick>(await pick('wait'))[0];
-    if (!row) return undefined;
+    if (!row) {
+      // Every candidate held: wait for the least recently assigned one alone, so that waiting never
+      // holds a second requisite (one per kind) that another transaction may be waiting for.
+      const next = rowsOf<RawPick>(await pick('none'))[0];
+      if (!next) return undefined;
+      row = rowsOf<RawPick>(await pick('wait', next.id))[0];
+      // Changed while we waited (paused, disabled, at its limits): look again.
+      if (!row) continue;
+    }
     const picked = fromRaw(row);
     if (picked.maxActiveOrders === null && picked.dailyLimit === null) return picked;
     // Locked now: a new statement sees the orders committed while we waited.

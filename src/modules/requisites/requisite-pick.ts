@@ -16,8 +16,8 @@ export interface PickOperands {
   amount: SQL;
 }
 
-/** How a pick waits for a requisite another order holds: skip it, or wait for it. */
-export type PickLock = 'skip-locked' | 'wait';
+/** How a pick treats a requisite another order holds: skip it, wait for it, or read it unlocked. */
+export type PickLock = 'skip-locked' | 'wait' | 'none';
 
 /** A candidate requisite's columns, as SQL, for the caller's load condition. */
 export interface PickCandidate {
@@ -34,9 +34,10 @@ export interface PickCandidate {
  * orders); least recently assigned first (`last_order_seq`, then id); `exclude` aside, `only` alone.
  * For each kind the type takes, the candidates are read from the head of `requisites_lru_idx` (or
  * `requisites_bank_lru_idx`) and the first that fits is locked FOR NO KEY UPDATE, skipping or waiting
- * for rows other orders hold; of those (one per kind) the least recently assigned is the pick. The
- * cost is a few index probes, whatever the pool's size, plus one row per candidate skipped (held,
- * outside its amounts, at its limits). Answers the columns an order copies, the limits to re-check
+ * for rows other orders hold (or read unlocked: `none`); of those (one per kind) the least recently
+ * assigned is the pick. Waiting is for one row at a time: with `wait`, name it with `only`. The cost
+ * is a few index probes, whatever the pool's size, plus one row per candidate skipped (held, outside
+ * its amounts, at its limits). Answers the columns an order copies, the limits to re-check
  * and `last_order_seq`, under the table's column names.
  */
 export function pickRequisiteQuery(input: {
@@ -64,7 +65,10 @@ export function pickRequisiteQuery(input: {
     dailyLimit: sql.raw('cand.daily_limit'),
   });
   if (load) conditions.push(load);
-  const lock = input.lock === 'skip-locked' ? sql.raw(' SKIP LOCKED') : sql.raw('');
+  const lock =
+    input.lock === 'none'
+      ? sql.raw('')
+      : sql.raw(`FOR NO KEY UPDATE OF cand${input.lock === 'skip-locked' ? ' SKIP LOCKED' : ''}`);
   return sql`SELECT pick.* FROM unnest(string_to_array(${o.kinds}::text, ',')) AS want(kind)
     CROSS JOIN LATERAL (
       SELECT cand.id, cand.address, cand.bank, cand.holder_name, cand.emv, cand.currency,
@@ -73,7 +77,7 @@ export function pickRequisiteQuery(input: {
       WHERE ${sql.join(conditions, sql` AND `)}
       ORDER BY cand.last_order_seq, cand.id
       LIMIT 1
-      FOR NO KEY UPDATE OF cand${lock}
+      ${lock}
     ) AS pick
     ORDER BY pick.last_order_seq, pick.id
     LIMIT 1`;

@@ -7,7 +7,7 @@ const FORMULA_START = new Set(['=', '+', '-', '@', '\t', '\r']);
 const PLAIN_NUMBER = /^[+-]?\d+(\.\d+)?$/;
 
 /**
- * A cell as data, never code (OWASP "CSV Injection"; docs/decisions.md "CSV exports are data, not code"): text that
+ * A cell as data, never code (OWASP "CSV Injection"; docs/decisions.md section 37): text that
  * starts with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading single quote, so a
  * spreadsheet shows it instead of running it. A plain signed decimal stays as it is.
  */

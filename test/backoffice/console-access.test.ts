@@ -58,7 +58,7 @@ describe('console access: two-factor, IP allowlist, sessions and tokens (issue 2
     const session: ConsoleSession = { cookie, csrf };
     const wrong = await consolePost(t.app, session, '/backoffice/account/two-factor', { code: '000000' });
     assert.equal(wrong.statusCode, 400, wrong.body);
-    // The form again, with the same secret and the error (docs/decisions.md "Two-factor and sessions").
+    // The form again, with the same secret and the error (docs/decisions.md section 38).
     assert.match(wrong.body, /data-testid="totp-code-error"/);
     assert.equal(/data-testid="totp-secret">([A-Z2-7]+)</.exec(wrong.body)?.[1], secret);
     const done = await consolePost(t.app, session, '/backoffice/account/two-factor', {

@@ -1,4 +1,4 @@
-// Exactly once in the schema (docs/decisions.md "Exactly once in the schema"): every path that can end an order
+// Exactly once in the schema (docs/decisions.md section 35): every path that can end an order
 // (device message, operator confirmation, late payment, appeal accept, chain credit, manual crypto
 // confirmation, sandbox outcome, expiry, cancel, and a move made with no order lock at all) runs at
 // once on the same orders. Whatever the interleaving: each order ends once, its ledger entries sum to

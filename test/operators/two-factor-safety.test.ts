@@ -1,4 +1,4 @@
-// Two-factor in both realms (docs/decisions.md "Two-factor and sessions"): the secret is always made by
+// Two-factor in both realms (docs/decisions.md section 38): the secret is always made by
 // the server, a wrong code shows the same enrolment form and secret again with the error in the page's
 // language, a code is good once (portal too), labels say where the code is required, and the console's
 // dashboard stream ends within 5 s of its session being revoked or its operator disabled. Operators,

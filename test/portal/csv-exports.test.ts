@@ -1,4 +1,4 @@
-// Exports are data, not code (docs/decisions.md "CSV exports are data, not code"; OWASP "CSV Injection"): every CSV the
+// Exports are data, not code (docs/decisions.md section 37; OWASP "CSV Injection"): every CSV the
 // service writes (the console's orders, the portal's orders and statement) shows a cell that starts
 // with =, +, -, @, a tab or a carriage return as text, with a leading single quote. The formulas
 // below are the classic examples of that page; merchants and orders are synthetic.

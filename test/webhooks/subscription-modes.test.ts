@@ -1,4 +1,4 @@
-// Modes never cross (docs/decisions.md "Modes never cross"; docs/api.md "Event subscriptions"): a test key sees,
+// Modes never cross (docs/decisions.md section 36; docs/api.md "Event subscriptions"): a test key sees,
 // makes and deletes test subscriptions only; live events never reach a test subscription and test
 // events never a live one; operators' order lists show test orders only when asked. URLs are
 // loopback receivers; merchants and orders synthetic.

@@ -36,7 +36,7 @@ export const ledgerEntries = pgTable(
     /**
      * Once-only key of the journal (`payin_credit:<order>`, `payout_debit:<order>`), unique per
      * account: the schema, not the callers' locks, keeps an order's money from moving twice
-     * (docs/decisions.md "Exactly once in the schema"). Null for journals that may repeat (adjustments).
+     * (docs/decisions.md section 35). Null for journals that may repeat (adjustments).
      */
     idempotencyKey: text('idempotency_key'),
     createdAt: createdAt(),

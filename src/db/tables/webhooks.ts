@@ -81,7 +81,7 @@ export const webhookSubscriptions = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     /**
      * The mode of the key that made it: a test subscription gets test (sandbox) orders' events only,
-     * a live one live events only (docs/decisions.md "Modes never cross").
+     * a live one live events only (docs/decisions.md section 36).
      */
     test: boolean('test').notNull().default(false),
     createdAt: createdAt(),

@@ -27,7 +27,7 @@ export interface Journal {
   kind: string;
   orderId?: string;
   /**
-   * The journal's once-only key (docs/decisions.md "Exactly once in the schema"), unique per account:
+   * The journal's once-only key (docs/decisions.md section 35), unique per account:
    * `<kind>:<order id>` for an order's credit or debit. A second journal with a posted key is a no-op.
    */
   idempotencyKey?: string;

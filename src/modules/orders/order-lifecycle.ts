@@ -81,7 +81,7 @@ export interface Expired {
 
 /**
  * The compare-and-set of a move: the order changes only while its status is still the one the caller
- * read (docs/decisions.md "Exactly once in the schema"). ORDER_STATE_CONFLICT when another move got
+ * read (docs/decisions.md section 35). ORDER_STATE_CONFLICT when another move got
  * there first (nothing is written then), ORDER_NOT_FOUND when the order is gone.
  */
 async function moveStatus(

@@ -35,7 +35,7 @@ export interface OrderFilter {
 }
 
 /**
- * The mode part of an operator's order filter (docs/decisions.md "Modes never cross"): live orders
+ * The mode part of an operator's order filter (docs/decisions.md section 36): live orders
  * unless the operator asks for `test` (sandbox orders only) or `all`; anything else is live.
  */
 export function modeFilter(mode: string | undefined): Pick<OrderFilter, 'test'> {

@@ -168,7 +168,7 @@ export type StatusChange = Pick<NewOrderRow, 'status' | 'statusReason' | 'finish
 
 /**
  * Writes a transition of one order (order-lifecycle.ts only) as a compare-and-set: the row changes
- * only while its status is still `from` (docs/decisions.md "Exactly once in the schema"). Answers the
+ * only while its status is still `from` (docs/decisions.md section 35). Answers the
  * order as written, or undefined when it was not in `from` any more (the caller's ORDER_STATE_CONFLICT).
  * `now` is the service clock's time of the move (updated_at).
  */

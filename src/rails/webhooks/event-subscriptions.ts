@@ -59,7 +59,7 @@ export function createEventSubscriptions(deps: {
   ): Promise<string[]> {
     const ids: string[] = [];
     for (const s of subs) {
-      // Modes never cross (docs/decisions.md "Modes never cross"): a test order's event reaches test
+      // Modes never cross (docs/decisions.md section 36): a test order's event reaches test
       // subscriptions only, a live one live subscriptions only.
       if (!s.events.includes(type) || s.test !== test) continue;
       const id = randomUUID();

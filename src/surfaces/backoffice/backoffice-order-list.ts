@@ -56,7 +56,7 @@ export function orderListPages(pages: App, services: ConsoleServices) {
       : [];
     const sort = SORTS.find((s) => s === q.sort);
     return {
-      // Test (sandbox) orders only when the operator asks for them (docs/decisions.md "Modes never cross").
+      // Test (sandbox) orders only when the operator asks for them (docs/decisions.md section 36).
       ...modeFilter(str(q.mode)),
       ...(str(q.merchant_id) ? { merchantId: str(q.merchant_id) } : {}),
       ...(str(q.status) ? { status: str(q.status) } : {}),

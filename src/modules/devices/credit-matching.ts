@@ -44,7 +44,16 @@ export interface CreditContext {
 /** Why a message goes to review rather than confirming an order. */
 export type ReviewReason =
   | 'unparsed'
+  /** Rules of the bank read the text differently. */
   | 'ambiguous'
+  /** An amount with no word or sign saying money came in (or went out). */
+  | 'no_direction'
+  /** Words or signs of money coming in and going out. */
+  | 'both_directions'
+  /** Two movement amounts (or a rule's amount the text does not show alone). */
+  | 'two_amounts'
+  /** The credit's currency is not the requisite's. */
+  | 'currency_mismatch'
   | 'unknown_source'
   | 'device_not_bound'
   | 'wrong_mask'

@@ -45,6 +45,9 @@ export const CONSOLE_SETUP_EN = {
   err_INVALID_AMOUNT_text: '{detail}',
   err_REQUISITE_ALREADY_BOUND: 'Already bound',
   err_REQUISITE_ALREADY_BOUND_text: 'This requisite is bound to another device. {detail}',
+  err_MESSAGE_NOT_FOR_ORDER: 'Not this order',
+  err_MESSAGE_NOT_FOR_ORDER_text:
+    'A bank message confirms only a fiat PAYIN of its own requisite and amount, pending or ended within a day. {detail}',
   err_EXCHANGE_RATE_UNAVAILABLE: 'No exchange rate',
   err_EXCHANGE_RATE_UNAVAILABLE_text: 'No fresh rate for this pair. {detail}',
   err_RECEIPT_UNSUPPORTED_FORMAT: 'File not accepted',

@@ -36,7 +36,7 @@ export function createDeviceIngest(deps: {
   forwarderNeedsOperator: boolean;
   metrics?: DeviceMetrics;
 }) {
-  const { database, clock, secretBox, lifecycle, banks } = deps;
+  const { database, clock, secretBox } = deps;
   const db = database.db;
 
   async function liveDevice(id: string): Promise<DeviceRow> {

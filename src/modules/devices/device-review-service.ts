@@ -1,11 +1,12 @@
 import type { Database } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
-import { AppError, invalidField } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
 import { writeAudit } from '../audit/index.js';
-import { eventActor, lockOrder, type OrderLifecycle } from '../orders/index.js';
+import { eventActor, lockOrderByAnyId, type OrderLifecycle } from '../orders/index.js';
+import { learnMask } from '../requisites/index.js';
 import {
   bindingsOf,
   type DeviceEventRow,
@@ -15,6 +16,7 @@ import {
   orderIdsOfMessages,
   updateEvent,
 } from './devices-repository.js';
+import { assignRefusal } from './message-assign.js';
 
 /** A device event as operators see it (`GET /admin/device-events`). */
 export function deviceEventView(e: DeviceEventRow) {
@@ -69,10 +71,10 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
     },
 
     /**
-     * Confirms `orderId` with the message: the event must be in review and be a bank's credit of
-     * exactly the order's payable amount on the order's requisite (the event's, or one of its
-     * device's when the message named none). Throws NOT_FOUND, ORDER_NOT_FOUND,
-     * ORDER_STATE_CONFLICT or VALIDATION_ERROR.
+     * Confirms an order with the message (message-assign.ts): `orderId` is the internal id or the
+     * merchant's `order_id`. Throws NOT_FOUND, ORDER_NOT_FOUND, ORDER_STATE_CONFLICT,
+     * MESSAGE_NOT_FOR_ORDER or VALIDATION_ERROR (an external id several merchants share). When the
+     * order's requisite has no masks and the message shows one, the requisite learns it (audited).
      */
     async assign(eventId: string, orderId: string, actor: AdminActor) {
       if (!isUuid(eventId)) throw new AppError('NOT_FOUND');
@@ -80,28 +82,32 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
       return db.transaction(async (tx) => {
         const event = await findEvent(tx, eventId, true);
         if (!event) throw new AppError('NOT_FOUND');
-        if (event.status !== 'review') throw new AppError('ORDER_STATE_CONFLICT');
-        if (event.channel === 'system' || event.kind !== 'credit' || !event.amount)
-          throw invalidField('event', 'only a bank credit message confirms an order');
-        const order = await lockOrder(tx, orderId);
-        if (!order) throw new AppError('ORDER_NOT_FOUND');
-        if (order.method !== 'fiat') throw new AppError('ORDER_STATE_CONFLICT');
-        const allowed = event.requisiteId
+        const candidates = event.requisiteId
           ? [event.requisiteId]
           : ((await bindingsOf(tx, [event.deviceId])).get(event.deviceId) ?? []);
-        if (!order.requisiteId || !allowed.includes(order.requisiteId))
-          throw invalidField('order_id', "the order is on another requisite than the message's");
-        if (!money(order.payableAmount).equals(money(event.amount)))
-          throw invalidField('order_id', "the message's amount differs from the order's payable amount");
+        const order = await lockOrderByAnyId(tx, orderId.trim(), (o) =>
+          candidates.includes(o.requisiteId ?? ''),
+        );
+        if (!order) throw new AppError('ORDER_NOT_FOUND');
+        const refusal = assignRefusal(event, order, candidates, now);
+        if (refusal) throw refusal;
         await lifecycle.succeed(tx, order, {
           actor: eventActor(actor),
           reason: `bank message ${event.id} assigned`,
           now,
           audit: { by: actor, action: 'device_event.assign', extra: { event_id: event.id } },
         });
+        const mask = event.fields?.mask;
+        if (mask && order.requisiteId && (await learnMask(tx, order.requisiteId, mask, now)))
+          await writeAudit(tx, actor, {
+            action: 'requisite.mask_learned',
+            targetType: 'requisite',
+            targetId: order.requisiteId,
+            after: { masks: [mask], event_id: event.id },
+          });
         const done = await updateEvent(tx, event.id, {
           status: 'assigned',
-          orderId,
+          orderId: order.id,
           requisiteId: order.requisiteId,
           resolvedBy: actor.name,
           resolvedAt: now,

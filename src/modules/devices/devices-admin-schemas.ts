@@ -24,17 +24,8 @@ const notificationFields = {
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
 };
 
-/** A bank notification and how it was matched (`GET /admin/notifications`, assign). */
+/** A stored pre-parsed bank notification and how it was matched (`GET /admin/notifications`). */
 export const NotificationSchema = Type.Object(notificationFields);
-
-/**
- * `POST /trader/notifications`: the stored notification; `duplicate` when the device sent the same
- * `message_id` before (then the first one's outcome).
- */
-export const NotificationIngestedSchema = Type.Object({
-  duplicate: Type.Boolean(),
-  ...Type.Partial(NotificationSchema).properties,
-});
 
 /** `POST /admin/devices` and `.../rotate`: the device with every app's setup and the pairing link, shown once. */
 export const DeviceCreatedSchema = Type.Object({

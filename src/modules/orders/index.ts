@@ -52,6 +52,7 @@ export {
   insertOrder,
   listQueue,
   lockOrder,
+  lockOrderByAnyId,
   type NewOrderRow,
   type OrderFilter,
   type OrderPatch,

@@ -15,6 +15,7 @@ export {
   disableRequisites,
   findRequisite,
   findRequisites,
+  learnMask,
   type PauseReason,
   pauseRequisites,
   type RequisiteRow,

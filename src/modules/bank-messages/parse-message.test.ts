@@ -53,6 +53,7 @@ describe('parseBankMessage: the amount comes only from a credit rule (issue 19 s
       status: 'ambiguous',
       ruleIds: ['ozon.credit.sms', 'ozon.test-debit'],
       doubt: 'rules_disagree',
+      amounts: ['1500'],
     });
   });
 

@@ -26,8 +26,11 @@ export type ParsedMessage =
   | { status: 'parsed'; kind: MessageKind; ruleId: string; fields: MessageFields }
   /** No rule of the bank matched and the parts show no movement nor noise: a new format for review. */
   | { status: 'unparsed' }
-  /** Kept for review, never credited. */
-  | { status: 'ambiguous'; ruleIds: string[]; doubt: Doubt };
+  /**
+   * Kept for review, never credited. `amounts`: the movement amounts the text shows (what an
+   * operator may assign it for).
+   */
+  | { status: 'ambiguous'; ruleIds: string[]; doubt: Doubt; amounts?: string[] };
 
 type Match = { ruleId: string; kind: MessageKind; fields: MessageFields };
 
@@ -116,9 +119,21 @@ function readByParts(parts: MessageParts): ParsedMessage {
     : { status: 'unparsed' };
 }
 
-/** The reading of one normalised text: the bank's rules checked against its parts. */
+/** The reading of one normalised text; a reading in doubt keeps the amounts the text shows. */
 function readText(format: BankFormat, channel: MessageChannel, text: string): ParsedMessage {
   const parts = readParts(text, format.direction);
+  const outcome = readWithParts(format, channel, text, parts);
+  if (outcome.status !== 'ambiguous' || parts.amounts.length === 0) return outcome;
+  return { ...outcome, amounts: parts.amounts };
+}
+
+/** The bank's rules checked against the text's parts. */
+function readWithParts(
+  format: BankFormat,
+  channel: MessageChannel,
+  text: string,
+  parts: MessageParts,
+): ParsedMessage {
   // A block rule counts only for the bank's own notice, never for a transfer's words.
   const matches = ruleMatches(format, channel, text).filter((m) => m.kind !== 'block' || parts.block);
   if (matches.length === 0) return readByParts(parts);

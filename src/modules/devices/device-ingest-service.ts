@@ -1,20 +1,22 @@
 import type { Database, Executor } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { AppError } from '../../lib/errors.js';
+import type { AdminActor } from '../../http/request-context.js';
+import { AppError, invalidField } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secrets.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
-import type { BanksService } from '../banks/index.js';
+import { type BanksService, bankSourcesOf } from '../banks/index.js';
 import type { OrderLifecycle } from '../orders/index.js';
 import { resumeRequisites } from '../requisites/index.js';
 import { checkDeviceSignature } from './device-signature.js';
-import { bindingsOf, type DeviceRow, findDevice, updateDevice } from './devices-repository.js';
+import { bindingsOf, type DeviceRow, findDevice, findEvent, updateDevice } from './devices-repository.js';
 import {
   type DeviceApp,
   type DeviceMetrics,
   type IncomingMessage,
   type IngestAnswer,
   ingestMessage,
+  redecideMessage,
 } from './message-ingest.js';
 import type { DeviceHealth } from './sms-gateway-envelope.js';
 
@@ -68,6 +70,11 @@ export function createDeviceIngest(deps: {
     const bound = (await bindingsOf(ex, [device.id])).get(device.id) ?? [];
     await resumeRequisites(ex, bound, ['stale', 'liveness'], now);
   }
+
+  const messageDeps = () => ({
+    ...deps,
+    touch: (tx: Executor, d: DeviceRow, now: Date) => touch(tx, d, now),
+  });
 
   return {
     /**
@@ -124,17 +131,35 @@ export function createDeviceIngest(deps: {
     },
 
     /**
+     * "This message's sender is <bank>": adds the message's SMS sender (or app package) to the
+     * bank's list (audited as `bank.update`), then decides again the message if it waited as
+     * `unknown_source`. Throws NOT_FOUND (message or bank) or VALIDATION_ERROR (a system item).
+     */
+    async senderIs(eventId: string, bankCode: string, actor: AdminActor) {
+      const event = isUuid(eventId) ? await findEvent(db, eventId) : undefined;
+      if (!event) throw new AppError('NOT_FOUND');
+      if (event.channel === 'system') throw invalidField('event_id', 'is not a phone message');
+      const row = (await deps.banks.listAll()).find((b) => b.code === bankCode);
+      if (!row) throw new AppError('NOT_FOUND');
+      const sources = bankSourcesOf(row);
+      const patch =
+        event.channel === 'sms'
+          ? { sms_senders: [...sources.smsSenders, event.source] }
+          : { app_packages: [...sources.appPackages, event.source] };
+      const bank = await deps.banks.update(bankCode, patch, actor);
+      const device = await findDevice(db, event.deviceId);
+      const answer = device
+        ? await redecideMessage(messageDeps(), device, event, new Date(clock.now()))
+        : undefined;
+      return { bank_code: bank.code, source: event.source, event_id: event.id, outcome: answer ?? null };
+    },
+
+    /**
      * One SMS or push from any app: routed, de-duplicated, decided and applied in one transaction
      * (message-ingest.ts). A repeat answers `duplicate` with the first report's id.
      */
     message(device: DeviceRow, app: DeviceApp, message: IncomingMessage): Promise<IngestAnswer> {
-      return ingestMessage(
-        { ...deps, touch: (tx, d, now) => touch(tx, d, now) },
-        device,
-        app,
-        message,
-        new Date(clock.now()),
-      );
+      return ingestMessage(messageDeps(), device, app, message, new Date(clock.now()));
     },
   };
 }

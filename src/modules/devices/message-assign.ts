@@ -1,8 +1,8 @@
 /**
  * When an operator may confirm an order with a bank message by hand (docs/decisions.md "Bank
- * messages: how they are read and when they credit"): only a fiat PAYIN, pending or ended within
- * the last day without success, on the message's requisite, whose payable amount equals the
- * message's amount exactly. Pure: the caller passes the locked event and order.
+ * messages: how they are read and when they credit"): a credit, or a message read in doubt, for
+ * only a fiat PAYIN, pending or ended within the last day without success, on the message's
+ * requisite, whose payable amount equals the message's amount (one of them, in doubt) exactly. Pure: the caller passes the locked event and order.
  */
 import { AppError, type ErrorDetail } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
@@ -14,8 +14,12 @@ export const ASSIGN_AFTER_END_MS = 24 * 3600_000;
 export interface AssignableMessage {
   status: string;
   channel: string;
+  /** `parsed`, `unparsed` or `ambiguous` (a reading in doubt). */
+  parse: string | null;
   kind: string | null;
   amount: string | null;
+  /** Every movement amount a reading in doubt shows, space-separated (`fields.amounts`). */
+  fields: Record<string, string> | null;
   /** The requisite the message is about; null when routing could not tell. */
   requisiteId: string | null;
 }
@@ -44,8 +48,12 @@ export function assignRefusal(
   if (message.status !== 'review') return new AppError('ORDER_STATE_CONFLICT');
   const refuse = (field: string, problem: string): AppError =>
     new AppError('MESSAGE_NOT_FOR_ORDER', [{ field, problem } satisfies ErrorDetail]);
-  if (message.channel === 'system' || message.kind !== 'credit' || !message.amount)
-    return refuse('event', 'only a bank credit message with an amount confirms an order');
+  const inDoubt = message.parse === 'ambiguous';
+  if (message.channel === 'system' || (message.kind !== 'credit' && !inDoubt) || !message.amount)
+    return refuse(
+      'event',
+      'only a bank credit message (or one read in doubt) with an amount confirms an order',
+    );
   if (order.direction !== 'PAYIN' || order.method !== 'fiat')
     return refuse('order_id', 'a bank message confirms only a fiat PAYIN order');
   const endedRecently =
@@ -57,7 +65,8 @@ export function assignRefusal(
   const allowed = message.requisiteId ? [message.requisiteId] : candidates;
   if (!order.requisiteId || !allowed.includes(order.requisiteId))
     return refuse('order_id', "the order is on another requisite than the message's");
-  if (!money(order.payableAmount).equals(money(message.amount)))
+  const amounts = inDoubt && message.fields?.amounts ? message.fields.amounts.split(' ') : [message.amount];
+  if (!amounts.some((a) => money(order.payableAmount).equals(money(a))))
     return refuse('order_id', "the message's amount differs from the order's payable amount");
   return undefined;
 }

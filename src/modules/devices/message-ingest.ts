@@ -16,6 +16,7 @@ import {
   type DeviceEventRow,
   type DeviceRow,
   eventsByKeys,
+  findEvent,
   insertEvent,
   recentCredits,
   updateEvent,
@@ -95,7 +96,14 @@ async function routeOf(deps: MessageIngestDeps, device: DeviceRow, message: Inco
 /** The event row of a message as first stored (status settled by the outcome). */
 function eventRow(device: DeviceRow, app: DeviceApp, message: IncomingMessage, route: MessageRoute) {
   const { parsed, bank } = route;
-  const fields = parsed.status === 'parsed' ? parsed.fields : undefined;
+  const amounts = parsed.status === 'ambiguous' ? (parsed.amounts ?? []) : [];
+  // A reading in doubt keeps the amounts it shows (an operator may assign it for one of them).
+  const fields =
+    parsed.status === 'parsed'
+      ? parsed.fields
+      : amounts.length > 0
+        ? { amount: amounts[0], amounts: amounts.join(' ') }
+        : undefined;
   // Not a bank's message at all: kept without its text (private messages are not ours).
   const mine = bank !== undefined;
   return {
@@ -163,6 +171,54 @@ export async function ingestMessage(
     );
     const outcome = decideMessage(facts.facts);
     return applyOutcome(deps, tx, { device, event, route, outcome, orders: facts.orders, now });
+  });
+}
+
+/**
+ * Decides again a stored message that waited in review as `unknown_source`, after an operator said
+ * whose its sender is: routed with the bank's new list, then decided and applied like a new one.
+ * Answers undefined when the message is no longer waiting for that.
+ */
+export async function redecideMessage(
+  deps: MessageIngestDeps,
+  device: DeviceRow,
+  stored: DeviceEventRow,
+  now: Date,
+): Promise<IngestAnswer | undefined> {
+  if (stored.channel === 'system' || stored.text === null) return undefined;
+  const message: IncomingMessage = {
+    channel: stored.channel,
+    source: stored.source,
+    text: stored.text,
+    ...(stored.title ? { title: stored.title } : {}),
+    receivedAt: stored.receivedAt,
+  };
+  const { route, requisite } = await routeOf(deps, device, message);
+  return deps.database.db.transaction(async (tx) => {
+    const locked = await findEvent(tx, stored.id, true);
+    if (locked?.status !== 'review' || locked.reason !== 'unknown_source') return undefined;
+    const {
+      deviceId: _d,
+      transportKey: _k,
+      app: _a,
+      ...columns
+    } = eventRow(device, 'native', message, route);
+    const event = await updateEvent(tx, stored.id, {
+      ...columns,
+      requisiteId: requisite?.id ?? null,
+      reason: null,
+    });
+    if (!event) return undefined;
+    const weak = stored.app === 'sms_forwarder' && deps.forwarderNeedsOperator;
+    const facts = await gatherFacts(tx, route, requisite, event, weak, now);
+    return applyOutcome(deps, tx, {
+      device,
+      event,
+      route,
+      outcome: decideMessage(facts.facts),
+      orders: facts.orders,
+      now,
+    });
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Database, Executor } from '../../db/database.js';
-import type { Clock } from '../../lib/clock.js';
 import type { AdminActor } from '../../http/request-context.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import type { SecretBox } from '../../lib/secrets.js';

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import { auditLog } from '../../src/db/tables/audit.js';
 import { deviceEvents } from '../../src/db/tables/devices.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
+import { consoleLogin, consolePost } from '../helpers/console.js';
 import {
   addRequisite,
   admin,
@@ -255,6 +256,43 @@ describe('phone messages: only evidence of money coming in confirms, once', () =
       order_id: external,
     });
     assert.equal(assigned.statusCode, 200, assigned.body);
+    assert.equal(await statusOf(o.id), 'success');
+  });
+
+  it('a review item reads as words and shows the orders it could be, one click away in the console (Russian too)', async () => {
+    const o = await orderOk();
+    const res = await sms(`Поступление ${o.payment_details.amount} руб. на счет *5512 и 7 руб.`);
+    const eventId = res.json().data.event_id as string;
+    const queue = await admin<Array<{ id: string; candidates: Array<{ id: string; order_id: string }> }>>(
+      t.app,
+      'GET',
+      `/admin/device-events?status=review&device_id=${device.id}`,
+    );
+    const item = queue.find((e) => e.id === eventId);
+    assert.deepEqual(
+      item?.candidates.map((c) => c.id),
+      [o.id],
+    );
+    const user = { username: `ops-${randomUUID().slice(0, 6)}`, password: 'a long enough password 31' };
+    await admin(t.app, 'POST', '/admin/operators', { ...user, role: 'support' });
+    const session = await consoleLogin(t.app, user.username, user.password);
+    for (const [lang, words] of [
+      ['en', 'Two amounts: pick the order'],
+      ['ru', 'Две суммы: выберите заказ'],
+    ] as const) {
+      const page = await t.app.inject({
+        method: 'GET',
+        url: `/backoffice/device-events?lang=${lang}`,
+        headers: { cookie: session.cookie },
+      });
+      assert.equal(page.statusCode, 200);
+      assert.ok(page.body.includes(words), `${lang}: the reason in words`);
+      assert.ok(page.body.includes(`name="order_id" value="${o.id}"`), `${lang}: the candidate's button`);
+    }
+    const done = await consolePost(t.app, session, `/backoffice/device-events/${eventId}/assign`, {
+      order_id: o.id,
+    });
+    assert.match(String(done.headers.location), /msg=assigned/);
     assert.equal(await statusOf(o.id), 'success');
   });
 });

@@ -2,7 +2,7 @@ import type { AppealsService } from '../appeals/index.js';
 import type { AuditService } from '../audit/index.js';
 import type { ChainsService } from '../chains/index.js';
 import type { CryptoService } from '../crypto/index.js';
-import type { DeviceAdmin, DeviceReview } from '../devices/index.js';
+import type { DeviceAdmin, DeviceIngest, DeviceReview } from '../devices/index.js';
 import type { LedgerService } from '../ledger/index.js';
 import type { MerchantsService } from '../merchants/index.js';
 import type { OperatorsService } from '../operators/index.js';
@@ -20,6 +20,7 @@ export interface ConsoleServices {
   chains: ChainsService;
   crypto: CryptoService;
   deviceAdmin: DeviceAdmin;
+  deviceIngest: DeviceIngest;
   deviceReview: DeviceReview;
   ledger: LedgerService;
   merchants: MerchantsService;

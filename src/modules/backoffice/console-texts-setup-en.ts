@@ -18,6 +18,7 @@ export const CONSOLE_SETUP_EN = {
   flash_appealAccepted: 'Appeal accepted: the order succeeded as a late payment.',
   flash_dismissed: 'Dismissed.',
   flash_assigned: 'Order {order} confirmed with the message.',
+  flash_senderMarked: 'The sender {source} is now {bank}’s; the message was decided again: {outcome}.',
   flash_receiptAccepted: 'Receipt accepted.',
   flash_receiptRejected: 'Receipt rejected.',
   flash_ipAllowlistSaved: 'IP allowlist saved.',

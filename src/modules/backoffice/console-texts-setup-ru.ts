@@ -15,6 +15,7 @@ export const CONSOLE_SETUP_RU = {
   flash_appealAccepted: 'Апелляция принята: заказ успешен как поздняя оплата.',
   flash_dismissed: 'Отклонено.',
   flash_assigned: 'Заказ {order} подтверждён этим сообщением.',
+  flash_senderMarked: 'Отправитель {source} теперь в списке {bank}; сообщение решено заново: {outcome}.',
   flash_receiptAccepted: 'Чек принят.',
   flash_receiptRejected: 'Чек отклонён.',
   flash_ipAllowlistSaved: 'Список IP сохранён.',

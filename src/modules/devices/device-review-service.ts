@@ -5,7 +5,13 @@ import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
 import { writeAudit } from '../audit/index.js';
-import { eventActor, lockOrderByAnyId, type OrderLifecycle } from '../orders/index.js';
+import {
+  type CandidateOrder,
+  candidateOrders,
+  eventActor,
+  lockOrderByAnyId,
+  type OrderLifecycle,
+} from '../orders/index.js';
 import { learnMask } from '../requisites/index.js';
 import {
   bindingsOf,
@@ -16,7 +22,7 @@ import {
   orderIdsOfMessages,
   updateEvent,
 } from './devices-repository.js';
-import { assignRefusal } from './message-assign.js';
+import { ASSIGN_AFTER_END_MS, assignRefusal } from './message-assign.js';
 
 /** A device event as operators see it (`GET /admin/device-events`). */
 export function deviceEventView(e: DeviceEventRow) {
@@ -47,6 +53,18 @@ export function deviceEventView(e: DeviceEventRow) {
   };
 }
 
+/** The amounts a message shows: its credit's, or every one of a reading in doubt. */
+const amountsOf = (e: DeviceEventRow): string[] =>
+  e.fields?.amounts ? e.fields.amounts.split(' ') : e.amount === null ? [] : [e.amount];
+
+const candidateView = (o: CandidateOrder) => ({
+  id: o.id,
+  order_id: o.externalId,
+  amount: money(o.payableAmount).toFixed(),
+  status: o.status,
+  expires_at: o.expiresAt?.toISOString() ?? null,
+});
+
 /**
  * The operators' review queue of device events (issue 19 section 3): list, assign a message to an
  * order (the order succeeds through the lifecycle, audited, in one transaction; the unique index
@@ -60,6 +78,11 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
     /** The orders bank messages paid, by the message's id or a piece of its text (the operators' search). */
     ordersOfMessage: (text: string) => orderIdsOfMessages(db, text),
 
+    /**
+     * Device events, newest first; each review item with an amount carries `candidates`: the orders
+     * it could pay (its requisite's, or its device's when routing named none; fiat PAYIN of one of
+     * its amounts, pending or ended within the last day).
+     */
     async list(filter: { status?: DeviceEventRow['status']; device_id?: string; limit?: number }) {
       if (filter.device_id && !isUuid(filter.device_id)) return [];
       const rows = await listEvents(db, {
@@ -67,7 +90,17 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
         ...(filter.device_id ? { deviceId: filter.device_id } : {}),
         limit: filter.limit ?? 200,
       });
-      return rows.map(deviceEventView);
+      const waiting = rows.filter((e) => e.status === 'review' && e.amount !== null);
+      const bound = await bindingsOf(db, [...new Set(waiting.map((e) => e.deviceId))]);
+      const since = new Date(clock.now() - ASSIGN_AFTER_END_MS);
+      return Promise.all(
+        rows.map(async (e) => {
+          if (e.status !== 'review' || e.amount === null) return { ...deviceEventView(e), candidates: [] };
+          const requisites = e.requisiteId ? [e.requisiteId] : (bound.get(e.deviceId) ?? []);
+          const found = await candidateOrders(db, requisites, amountsOf(e), since);
+          return { ...deviceEventView(e), candidates: found.map(candidateView) };
+        }),
+      );
     },
 
     /**

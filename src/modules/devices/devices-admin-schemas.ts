@@ -99,6 +99,21 @@ export const DeviceEventSchema = Type.Object({
   resolved_at: Nullable(Type.String()),
   resolution: Nullable(Type.String()),
   created_at: Type.String(),
+  candidates: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String({ description: 'The internal id' }),
+        order_id: Type.String({ description: "The merchant's order_id" }),
+        amount: Type.String(),
+        status: Type.String({ description: 'pending, or error (ended within the last day)' }),
+        expires_at: Nullable(Type.String()),
+      }),
+      {
+        description:
+          'Review items: the orders it could pay (same requisite and amount, pending or ended within a day)',
+      },
+    ),
+  ),
 });
 
 /** `POST /trader/offers`: the offer published (the pool module's `publishOffer` answer). */

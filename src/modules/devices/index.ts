@@ -3,6 +3,8 @@
  * (SMS Gateway for Android, SmsForwarder, the native batch) through one pipeline, the review queue,
  * and the history of pre-parsed notifications.
  */
+
+export { REVIEW_REASONS, type ReviewReason } from './credit-matching.js';
 export { deviceAdminRoutes } from './device-admin-routes.js';
 export { createDeviceAdmin, type DeviceAdmin } from './device-admin-service.js';
 export { deviceCounts } from './device-counts.js';

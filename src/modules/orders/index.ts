@@ -32,7 +32,9 @@ export { type OrderInfo, type OrderRow, orderInfo, remainingSeconds } from './or
 export { ordersAdminRoutes } from './orders-admin-routes.js';
 export {
   assignPayout,
+  type CandidateOrder,
   type CreditOnRequisite,
+  candidateOrders,
   cryptoAddressesToWatch,
   cryptoOrdersAtAddress,
   cryptoOrdersAwaitingQuote,

@@ -1,0 +1,35 @@
+/**
+ * The one adapter from the service's message reader (src/modules/bank-messages) to the corpus report
+ * (docs/bank-messages.md "How it is measured"). When the reader's signature changes, only this
+ * function changes.
+ */
+import { bankFormat, parseBankMessage } from '../../src/modules/bank-messages/index.js';
+import type { CorpusEntry, Reading } from './corpus.js';
+
+/**
+ * Reads one corpus text as the service would for a requisite of that bank. A push text holding `║`
+ * (the sources' way of writing a notification) is split into its text (before) and title (after).
+ * A bank the service has no rules for reads nothing (`unread`, detail `no-rules`).
+ */
+export function readWithServiceReader(entry: CorpusEntry): Reading {
+  const format = bankFormat(entry.bank);
+  if (!format) return { kind: 'unread', detail: 'no-rules' };
+  const [text, title] =
+    entry.channel === 'push' && entry.text.includes('║')
+      ? (entry.text.split('║', 2).map((s) => s.trim()) as [string, string])
+      : [entry.text, undefined];
+  const parsed = parseBankMessage(format, {
+    channel: entry.channel,
+    text,
+    ...(title ? { title } : {}),
+  });
+  if (parsed.status === 'unparsed') return { kind: 'unread', detail: 'unparsed' };
+  if (parsed.status === 'ambiguous')
+    return { kind: 'unread', detail: `ambiguous ${parsed.ruleIds.join(',')}` };
+  return {
+    kind: parsed.kind,
+    ...(parsed.fields.amount !== undefined ? { amount: parsed.fields.amount } : {}),
+    ...(parsed.fields.mask !== undefined ? { mask: parsed.fields.mask } : {}),
+    detail: parsed.ruleId,
+  };
+}

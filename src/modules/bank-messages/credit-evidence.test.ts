@@ -51,7 +51,25 @@ describe('a credit needs evidence that money came in', () => {
       'Снятие наличных 2 480 ₽ ATM 0012',
       'Карта *1234: -2 480 ₽. Остаток 100 ₽',
     ])
-      assert.equal(kindOf(read('mts', text)), 'debit', text);
+      assert.equal(kindOf(read('vtb', text)), 'debit', text);
+  });
+
+  it("per-bank words where banks differ: MTS Bank's 'Перевод на карту' is money in", () => {
+    const text =
+      'Перевод на карту ES *4579; 19.01 16:19; TINKOFF BANK CARD2CARD>MOSCOW RU; 2 600,00 RUB; Лимит: 30 652,47 RUB';
+    assert.equal(kindOf(read('mts', text)), 'credit');
+    assert.equal(amountOf(read('mts', text)), '2600.00');
+    assert.equal(kindOf(read('vtb', text)), 'debit');
+  });
+
+  it("a zero amount, a failed operation and money to the holder's own savings are not credits", () => {
+    for (const text of [
+      'Счет *9964 зачисление на сумму 0р. Доступно 0р.',
+      'VISA4570: не удалось пополнить Копилку на 6.5руб. по техническим причинам.',
+      'СЧЁТ9820 Зачисление средств 728 921.9р на счёт Накопительный счёт *7845. Баланс *9820: 1044.91р.',
+      'ХАЛВА погашено 2000.00 р. Платеж по графику рассрочки внесен целиком',
+    ])
+      assert.notEqual(kindOf(read('ozon', text)), 'credit', text);
   });
 
   it('neither direction, or both, is ambiguous with the doubt named; never a credit', () => {

@@ -48,24 +48,32 @@ const QUOTED = /«[^»]*»|"[^"]*"|“[^”]*”|'[^']*'/gu;
 
 /** A money amount after normalisation: an optional sign, digits, optional decimals, a currency. */
 const MONEY =
-  /(?<![\d.,:])(?<sign>[+-] ?)?(?<num>\d+(?:[.,]\d{1,2})?) ?(?<cur>₽|USD|EUR|\$|€|KZT|BYN)(?![A-Za-z])/giu;
+  /(?<![\d.,])(?<sign>[+➕-] ?)?(?<num>\d+(?:[.,]\d{1,2})?) ?(?<cur>₽|USD|EUR|\$|€|KZT|BYN)(?![A-Za-z])/giu;
 /** Words before an amount that make it a balance, a fee, a limit or a bonus rather than the movement. */
-const LABELLED =
-  /(?:баланс|остат|ост\.|доступн|дост\.|balans|ostatok|dostupno|лимит|limit|комисси|komissi|кэшбэк|кешбэк|cashback|бонус)[а-яёa-z]*\.?(?: [а-яёa-z*\d]+){0,3}:? ?$/iu;
-const BALANCE_LABEL =
-  /(?:баланс|остат|ост\.|доступн|дост\.|balans|ostatok|dostupno)[а-яёa-z]*\.?(?: [а-яёa-z*\d]+){0,3}:? ?$/iu;
+const LABELS = String.raw`(?:bal|баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|лимит|limit|комисси|komissi|кэшбэк|кешбэк|cashback|бонус|можно тратить|теперь у (?:вас|тебя)|сумма вклада|summa vklada|собственные средства|sobstv|кредит|kredit|kred\.|долг|ispolzovano|использовано|из них|💳)`;
+const AFTER_LABEL = String.raw`[а-яёa-z]*\.?:?(?: [а-яёa-z*•\d.]+){0,3}:? ?\(?$`;
+const LABELLED = new RegExp(LABELS + AFTER_LABEL, 'iu');
+const BALANCE_LABEL = new RegExp(
+  String.raw`(?:баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|можно тратить|теперь у (?:вас|тебя)|💳)` +
+    AFTER_LABEL,
+  'iu',
+);
 
 const INCOMING: readonly RegExp[] = [
   /зачисл[а-я]*/iu,
   /поступ[а-я]*/iu,
   /пополн[а-я]*/iu,
+  /внес(?:ен|л)[а-я]*/iu,
+  /приход/iu,
+  /зарплат|заработн/iu,
   /входящ[а-я]* перевод/iu,
   /перевод(?: по сбп| сбп)? (?:от|из)\s/iu,
-  /вам перев[её]л/iu,
+  /вам (?:перев[её]л|пришёл перевод|пришел перевод)|доставлен перевод/iu,
   /перев[её]л(?:\(а\)|а)? вам/iu,
   /получен[а-я]* перевод|перевод получен/iu,
-  /(?:zachislen|postuplen|popolnen|perevod ot)[a-z]*/iu,
-  /(?:^|[ (:;])\+ ?\d+(?:[.,]\d{1,2})? ?(?:₽|USD|EUR|\$|€)/u,
+  /баланс[а-я\d ]* увеличен|увеличен баланс/iu,
+  /(?:zachisl|postup|popoln|vnesen|prihod|poluchen perevod|perevod ot|uvelichen balans|zarplat|zarabotn)[a-z]*/iu,
+  /cash-in/iu,
   /\d ?₽\.?,? от [^\d\s]/iu,
 ];
 
@@ -77,17 +85,31 @@ const OUTGOING: readonly RegExp[] = [
   /снят[а-я]*/iu,
   /выдач[а-я]*/iu,
   /вы перевели|отправлен[а-я]* перевод|исходящ[а-я]*/iu,
-  /(?:spisan|pokupka|oplata|snyatie|vydacha)[a-z]*/iu,
-  /(?:^|[ (:;])- ?\d+(?:[.,]\d{1,2})? ?(?:₽|USD|EUR|\$|€)/u,
+  /(?:spisan|pokupka|oplata|snyatie|vydacha|perevod na)[a-z]*/iu,
+  // Money moved to the holder's own savings: a piggy bank, a deposit, a savings account.
+  /(?:пополнени[ея]|на|в) (?:сч[её]т )?(?:копилк|вклад|накопительн|сберегательн)/iu,
+  /(?:^|[ .:;])(?:вклад|vklad)[а-яa-z]*/iu,
+  // A loan or instalment repaid.
+  /погаш[а-я]*|pogash[a-z]*/iu,
 ];
+
+/** Words between a balance's label and an amount that make the amount the movement. */
+const GROWN = /увеличен|уменьшен|пополнил|uvelichen|popolnil/iu;
+
+/** An operation that did not happen: no money moved. */
+const FAILED = /не удалось|не выполнен|отклонен|отказ(?:ано)? в|недостаточно средств|otkaz|otklonen/iu;
 
 const BLOCK =
   /(?:карт|сч[её]т|операци|доступ|karta|schet)[^.]{0,60}?(?:заблокирован|приостановлен|ограничен|zablokirovan|priostanovlen)|(?:115|161)-ФЗ/iu;
 const OTP = /(?:код|пароль|code|kod|parol)[^\d₽]{0,30}\d{4,8}(?![\d₽])/iu;
 const AD =
   /кэшбэк|кешбэк|cashback|акци[яи]|скидк|предлага|одобрен|оформ(?:ите|ить)|кредит|вклад|ставк|подробнее|бонус|промокод|розыгрыш|выгод|%/iu;
-const MASK =
-  /(?:\*|•|СЧ[ЁЕ]Т ?\*?|(?:MIR|МИР|VISA|ECMC|MAES|Card|Karta|Карта|карту|карте|счет|счёт|счета|счету|счёта|счёту)[- ]?\*{0,2})(?<mask>\d{4})(?!\d)/iu;
+/** A card or account ending: after `*`/`•`, after a card, account or contract word, or a leading card name. */
+const MASKS: readonly RegExp[] = [
+  /[*•#]{1,4} ?\d*?(?<mask>\d{4})(?!\d)/u,
+  /(?:MIR|МИР|VISA|ECMC|MAES|MC|Card|Karta|Карт[аеуы]|СЧ[ЁЕ]Т|сч[её]т[а-я]*|schet[a-z]*|договор[а-я]*|контракт[а-я]*|kontrakt|dogovor[a-z]*)[- :]*(?:№ ?)?[\d*]*?(?<mask>\d{4})(?![\d*])/iu,
+  /^(?:[A-Za-zА-ЯЁа-яё]+ )*[A-Za-zА-ЯЁа-яё]+-?(?<mask>\d{4})(?![\d:.])/u,
+];
 const PAYER = /(?:^|[ .,;])(?:от|ot) (?<payer>[А-ЯЁA-Z][^.;,\d₽]*?)(?=[.;,]| по | через | на |$)/u;
 const TIME = /(?<![\d:])(?<time>[0-2]?\d:[0-5]\d)(?![\d:])/u;
 
@@ -104,32 +126,56 @@ export function splitComment(text: string): { body: string; comment?: string } {
   return comment ? { body, comment } : { body };
 }
 
-/** The direction the evidence in `body` shows (both: evidence of each, none: of neither). */
-export function directionOf(body: string, hints: DirectionHints = {}): Direction {
-  const has = (list: readonly RegExp[]) => list.some((re) => re.test(body));
-  const incoming = has(INCOMING) || has(hints.incoming ?? []);
-  const outgoing = has(OUTGOING) || has(hints.outgoing ?? []);
+/**
+ * The direction the evidence in `body` shows (both: evidence of each, none: of neither). A sign
+ * counts only on a movement amount (`signs`, not a balance's). A bank's own incoming words are
+ * taken out before outgoing words are looked for (MTS Bank's "Перевод на карту" is money in).
+ */
+export function directionOf(
+  body: string,
+  hints: DirectionHints = {},
+  signs: { plus: boolean; minus: boolean } = { plus: false, minus: false },
+): Direction {
+  const has = (text: string, list: readonly RegExp[]) => list.some((re) => re.test(text));
+  const own = hints.incoming ?? [];
+  const rest = own.reduce((text, re) => text.replace(new RegExp(re.source, 'giu'), ' '), body);
+  const incoming = signs.plus || has(body, INCOMING) || has(body, own);
+  const outgoing = signs.minus || has(rest, OUTGOING) || has(rest, hints.outgoing ?? []);
   if (incoming && outgoing) return 'both';
   if (incoming) return 'in';
   return outgoing ? 'out' : 'none';
 }
 
-/** The money amounts of `body`: movements (in order) and the first balance. */
-function amountsOf(body: string): { amounts: string[]; currency?: string; balance?: string } {
+/** The money amounts of `body`: movements (in order), their signs, and the first balance. */
+function amountsOf(body: string) {
   const amounts: string[] = [];
+  const signs = { plus: false, minus: false };
   let currency: string | undefined;
   let balance: string | undefined;
   for (const m of body.matchAll(MONEY)) {
     const groups = m.groups as { sign?: string; num: string; cur: string };
     const before = body.slice(Math.max(0, (m.index ?? 0) - 40), m.index);
-    if (LABELLED.test(before)) {
+    // "Баланс карты увеличен на 500 р." names the movement, not a balance.
+    if (LABELLED.test(before) && !GROWN.test(before.slice(-30))) {
       if (balance === undefined && BALANCE_LABEL.test(before)) balance = decimal(groups.num);
       continue;
     }
     amounts.push(decimal(groups.num));
+    if (groups.sign?.startsWith('+') || groups.sign?.startsWith('➕')) signs.plus = true;
+    if (groups.sign?.startsWith('-') && /(?:^|[ (:;])$/.test(before)) signs.minus = true;
     currency ??= CURRENCY[groups.cur] ?? groups.cur.toUpperCase();
   }
-  return { amounts, ...(currency ? { currency } : {}), ...(balance ? { balance } : {}) };
+  return { amounts, signs, ...(currency ? { currency } : {}), ...(balance ? { balance } : {}) };
+}
+
+/** The first card or account ending the body shows (the earliest of the mask patterns). */
+function maskOf(body: string): string | undefined {
+  let best: { at: number; mask: string } | undefined;
+  for (const re of MASKS) {
+    const m = re.exec(body);
+    if (m?.groups?.mask && (!best || m.index < best.at)) best = { at: m.index, mask: m.groups.mask };
+  }
+  return best?.mask;
 }
 
 /** A one-time code or an ad, by its words. */
@@ -146,25 +192,28 @@ function noiseOf(body: string, hasAmount: boolean, hasBalance: boolean): Noise |
 /**
  * The parts of a normalised message. A block is the bank's own notice: its words in the body (not
  * the comment), with no incoming evidence and no money amount in the text (a transfer that carries
- * the words is a transfer). Noise is named for a text with no direction (a code, an ad, a balance,
+ * the words is a transfer). An operation that failed moved nothing (noise). Noise is named for a text with no direction (a code, an ad, a balance,
  * other info) and for one with a direction word but no amount (a code or an ad only).
  */
 export function readParts(text: string, hints: DirectionHints = {}): MessageParts {
   const { body, comment } = splitComment(text);
-  const direction = directionOf(body, hints);
-  const money = amountsOf(body);
-  const mask = MASK.exec(body)?.groups?.mask;
+  const { signs, ...money } = amountsOf(body);
+  const failed = FAILED.test(body);
+  const direction = failed ? 'none' : directionOf(body, hints, signs);
+  const mask = maskOf(body);
   const payer = direction === 'in' ? PAYER.exec(body)?.groups?.payer?.trim() : undefined;
   const time = TIME.exec(body)?.groups?.time;
   const block = BLOCK.test(body) && direction !== 'in' && direction !== 'both' && money.amounts.length === 0;
   const hasAmount = money.amounts.length > 0;
   const noise = block
     ? undefined
-    : direction === 'none'
-      ? noiseOf(body, hasAmount, !!money.balance)
-      : hasAmount
-        ? undefined
-        : codeOrAd(body);
+    : failed
+      ? 'info'
+      : direction === 'none'
+        ? noiseOf(body, hasAmount, !!money.balance)
+        : hasAmount
+          ? undefined
+          : codeOrAd(body);
   return {
     body,
     ...(comment ? { comment } : {}),

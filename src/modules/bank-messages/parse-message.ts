@@ -94,6 +94,7 @@ function checkCredit(match: Match, parts: MessageParts): ParsedMessage {
   if (parts.direction !== 'in')
     return ambiguous(parts.direction === 'out' ? 'both_directions' : 'no_direction');
   if (parts.amounts[0] !== match.fields.amount) return ambiguous('two_amounts');
+  if (!(Number(match.fields.amount) > 0)) return ambiguous('no_direction');
   return { status: 'parsed', ...match };
 }
 
@@ -112,7 +113,7 @@ function readByParts(parts: MessageParts): ParsedMessage {
   if (parts.direction === 'out' && parts.amounts.length > 0)
     return { status: 'parsed', kind: 'debit', ruleId: 'generic.debit', fields };
   if (doubt) return { status: 'ambiguous', ruleIds: [], doubt };
-  if (parts.direction === 'in' && parts.amounts.length === 1)
+  if (parts.direction === 'in' && parts.amounts.length === 1 && Number(parts.amounts[0]) > 0)
     return { status: 'parsed', kind: 'credit', ruleId: 'generic.credit', fields };
   return parts.direction === 'none'
     ? { status: 'ambiguous', ruleIds: [], doubt: 'no_direction' }

@@ -8,7 +8,7 @@ export const sber: BankFormat = {
   senders: ['900', 'SberBank'],
   packages: ['ru.sberbankmobile'],
   // The short SMS writes an outgoing transfer as a bare "перевод 2 480р" (no "+", "из" or "от").
-  direction: { outgoing: [/(?:^|\s)перевод \d+(?:[.,]\d{1,2})? ?₽(?!\.? от )/iu] },
+  direction: { outgoing: [/\d{1,2}:\d{2} перевод \d+(?:[.,]\d{1,2})? ?₽(?!\.? (?:от|из) )/iu] },
   rules: [
     {
       id: 'sber.credit.sms',

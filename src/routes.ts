@@ -169,6 +169,10 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     auditAdminRoutes(admin, { audit: services.audit });
     poolAdminRoutes(admin, { pool: services.pool });
     devicesAdminRoutes(admin, { devices: services.devices });
-    deviceAdminRoutes(admin, { admin: services.deviceAdmin, review: services.deviceReview });
+    deviceAdminRoutes(admin, {
+      admin: services.deviceAdmin,
+      review: services.deviceReview,
+      ingest: services.deviceIngest,
+    });
   });
 }

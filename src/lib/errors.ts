@@ -49,6 +49,11 @@ export const ERROR_STATUS = {
   ALREADY_EXISTS: 409,
   /** ops: a requisite is bound to another device already (one device per requisite, issue 19). */
   REQUISITE_ALREADY_BOUND: 409,
+  /**
+   * ops: a bank message cannot confirm this order (not a fiat PAYIN, not pending or ended within a
+   * day, another requisite, another amount); the details name the rule.
+   */
+  MESSAGE_NOT_FOR_ORDER: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

@@ -332,7 +332,7 @@ describe('phones: pairing and what each app sends (issue 19 section 1)', () => {
     assert.equal((await fresh()).statusCode, 401);
     const legacy = await t.app.inject({
       method: 'POST',
-      url: '/trader/notifications',
+      url: '/trader/offers',
       headers: { authorization: `Bearer ${rotated.token}`, 'content-type': 'application/json' },
       payload: '{}',
     });

@@ -32,7 +32,7 @@ describe('console: device messages and devices (issue 19)', () => {
       { sender: 'Pochtabank', text, receivedAt: new Date() },
       Date.now(),
     );
-    assert.equal(res.json().data.reason, 'unparsed', res.body);
+    assert.equal(res.json().data.reason, 'no_direction', res.body);
     const page = await t.app.inject({
       method: 'GET',
       url: '/backoffice/device-events',

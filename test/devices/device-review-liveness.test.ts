@@ -101,7 +101,9 @@ describe('review queue, blocks, liveness and concurrent credits (issue 19 sectio
       `/admin/device-events/${res.json().data.event_id}/assign`,
       { order_id: other.id },
     );
-    assert.equal(mismatch.statusCode, 400, 'amount differs');
+    assert.equal(mismatch.statusCode, 409, 'amount differs');
+    assert.equal(mismatch.json().message, 'MESSAGE_NOT_FOR_ORDER');
+    assert.match(JSON.stringify(mismatch.json().details), /amount differs/);
     const dismissed = await admin<{ status: string; resolution: string }>(
       t.app,
       'POST',
@@ -201,7 +203,8 @@ describe('review queue, blocks, liveness and concurrent credits (issue 19 sectio
       sms_senders: ['VTB', 'VTB-Info'],
     });
     assert.deepEqual(bank.sms_senders, ['VTB', 'VTB-Info']);
-    const later = new Date(at.getTime() + 1000);
+    // Over a minute later: the same text within a minute would be the same message reported twice.
+    const later = new Date(at.getTime() + 61_000);
     const after = await gatewaySms(
       t.app,
       device,

@@ -5,7 +5,7 @@
 // what the order says it credited, and every balance equals the sum of its ledger. Orders, amounts
 // and transaction hashes are synthetic.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
@@ -64,7 +64,8 @@ describe('every path that ends an order, run at once on the same orders, moves m
   let t: TestApp;
   let live: TestMerchant;
   let test: TestMerchant;
-  let device: DeviceRow;
+  /** One paired phone per requisite, and the card-account ending its bank's texts show. */
+  const phoneOf = new Map<string, { device: DeviceRow; mask: string }>();
   let dropDatabase: () => Promise<void> = async () => undefined;
   /** A lifecycle of its own, called with no order lock: a future path that forgot `lockOrder`. */
   const bare = createOrderLifecycle({});
@@ -89,12 +90,15 @@ describe('every path that ends an order, run at once on the same orders, moves m
       amount: '100000000',
       reason: 'synthetic funds for payouts',
     });
-    const requisites = [];
-    for (let i = 0; i < 4; i++) requisites.push((await addRequisite(t.app, { kind: 'phone' })).id);
-    const paired = await pairDevice(t.app, requisites);
-    const row = await t.services.devices.deviceByToken(paired.token);
-    assert.ok(row, 'the paired device');
-    device = row;
+    for (let i = 0; i < 4; i++) {
+      const requisite = (await addRequisite(t.app, { kind: 'phone' })).id;
+      const mask = String(4610 + i);
+      await admin(t.app, 'PATCH', `/admin/requisites/${requisite}`, { masks: [mask] });
+      const paired = await pairDevice(t.app, [requisite]);
+      const row = await t.services.devices.deviceByToken(paired.token);
+      assert.ok(row, 'the paired device');
+      phoneOf.set(requisite, { device: row, mask });
+    }
   });
   after(async () => {
     await t?.close();
@@ -136,18 +140,22 @@ describe('every path that ends an order, run at once on the same orders, moves m
     const crypto = target.kind === 'crypto';
     const now = new Date(clock.now());
     switch (path) {
-      case 'device':
-        if (!order.requisiteId || crypto) return;
-        await t.services.devices
-          .ingest(device, {
-            message_id: randomUUID(),
-            requisite_id: order.requisiteId,
-            amount: order.payableAmount ?? order.amount,
-            currency: 'RUB',
-            received_at: now.toISOString(),
+      case 'device': {
+        const phone = order.requisiteId ? phoneOf.get(order.requisiteId) : undefined;
+        if (!phone || crypto) return;
+        // Sberbank's SBP credit as the corpus records it (test/fixtures/bank-messages/corpus/sber.json).
+        const amount = Number(order.payableAmount ?? order.amount);
+        const hhmm = new Date(now.getTime() + 3 * 3600_000).toISOString().slice(11, 16);
+        await t.services.deviceIngest
+          .message(phone.device, 'native', {
+            channel: 'sms',
+            source: '900',
+            text: `СЧЁТ${phone.mask} ${hhmm} Перевод по СБП из Альфа-Банк +${amount}р от ЕКАТЕРИНА Г. Баланс: 1800р`,
+            receivedAt: now,
           })
           .catch(refusal);
         return;
+      }
       case 'confirm':
         return ok(
           await adminRaw(t.app, 'POST', `/admin/orders/${order.id}/confirm`, confirmBody(order, crypto)),

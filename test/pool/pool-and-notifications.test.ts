@@ -12,7 +12,7 @@ import {
   type TestMerchant,
 } from '../helpers/merchant-client.js';
 
-describe('pool offers and bank-notification matching', () => {
+describe('pool offers, and no pre-parsed notifications', () => {
   const clock = manualClock();
   let t: TestApp;
   let merchant: TestMerchant;
@@ -80,59 +80,18 @@ describe('pool offers and bank-notification matching', () => {
     );
   });
 
-  it('matches a notification to the one pending order with that amount; the same message twice changes nothing', async () => {
+  it('the pre-parsed notification endpoints are gone: a device cannot confirm by {requisite_id, amount}, nor an operator assign one', async () => {
     const order = (await createOrder(t.app, merchant, { amount: 1234, currency: 'TRY' })).json();
-    const messageId = randomUUID();
-    const first = await notify({ message_id: messageId, requisite_id: requisite.id, amount: 1234 });
-    assert.equal(first.json().data.status, 'matched', first.body);
-    assert.equal(first.json().data.order_id, order.id);
-    const again = await notify({ message_id: messageId, requisite_id: requisite.id, amount: 1234 });
-    assert.equal(again.json().data.duplicate, true);
-    const balance = (await merchantRequest(t.app, merchant, `/merchant/balance/${merchant.id}`)).json();
-    assert.equal(balance.balances.find((b: { currency: string }) => b.currency === 'TRY').balance, 1234);
-  });
-
-  it('two pending orders with the same amount: unmatched (ambiguous), then an operator assigns it', async () => {
-    const a = (await createOrder(t.app, merchant, { amount: 2000, currency: 'TRY' })).json();
-    await createOrder(t.app, merchant, { amount: 2000, currency: 'TRY' });
-    const res = await notify({ requisite_id: requisite.id, amount: 2000 });
-    assert.equal(res.json().data.status, 'unmatched');
-    assert.equal(res.json().data.reason, 'ambiguous');
-    const queue = await admin<Array<{ id: string }>>(t.app, 'GET', '/admin/notifications?status=unmatched');
-    assert.ok(queue.some((n) => n.id === res.json().data.id));
-    const assigned = await admin<{ status: string }>(
-      t.app,
-      'POST',
-      `/admin/notifications/${res.json().data.id}/assign`,
-      { order_id: a.id },
-    );
-    assert.equal(assigned.status, 'assigned');
+    const res = await notify({ requisite_id: requisite.id, amount: 1234 });
+    assert.equal(res.statusCode, 404, res.body);
+    const assign = await adminRaw(t.app, 'POST', `/admin/notifications/${randomUUID()}/assign`, {
+      order_id: order.id,
+    });
+    assert.equal(assign.statusCode, 404, assign.body);
     assert.equal(
-      (await merchantRequest(t.app, merchant, `/merchant/order/${a.id}`)).json().status,
-      'success',
+      (await merchantRequest(t.app, merchant, `/merchant/order/${order.id}`)).json().status,
+      'pending',
     );
-  });
-
-  it('a payment for an order that expired is held as late, not confirmed', async () => {
-    // A 10 s TTL and an 11 s jump: the global sweep cannot reach other files' 15-minute orders.
-    const shortLived = await createMerchant(t.app, { currencies: ['TRY'], order_ttl_seconds: 10 });
-    const order = (await createOrder(t.app, shortLived, { amount: 3100, currency: 'TRY' })).json();
-    clock.advance(11_000);
-    await t.services.orders.expireDue();
-    const res = await notify({ requisite_id: requisite.id, amount: 3100 });
-    assert.equal(res.json().data.status, 'late', res.body);
-    assert.equal(res.json().data.order_id, order.id);
-    assert.equal(
-      (await merchantRequest(t.app, shortLived, `/merchant/order/${order.id}`)).json().status,
-      'error',
-    );
-  });
-
-  it("a device cannot report another holder's requisite; an unknown token is 401", async () => {
-    const other = await addRequisite(t.app, { kind: 'phone', currency: 'TRY' });
-    const res = await notify({ requisite_id: other.id, amount: 1 });
-    assert.equal(res.statusCode, 403, res.body);
-    assert.equal((await notify({ requisite_id: requisite.id, amount: 1 }, 'dev_nope')).statusCode, 401);
     assert.equal((await adminRaw(t.app, 'GET', '/admin/notifications')).statusCode, 200);
   });
 

@@ -1,3 +1,5 @@
+import type { DirectionHints } from './message-parts.js';
+
 /**
  * The shape of a bank's message rules (issue 19 section 2): rules are data, one file per bank in
  * `banks/`, each rule with its own example texts that run as tests (`bank-rules.test.ts`).
@@ -51,6 +53,11 @@ export interface BankFormat {
   /** Default app packages whose notifications it sends. */
   packages: readonly string[];
   rules: readonly BankRule[];
+  /**
+   * Direction words only this bank uses (message-parts.ts), e.g. Sberbank's short SMS where a bare
+   * "перевод 2 480р" is money going out.
+   */
+  direction?: DirectionHints;
 }
 
 /** `(?<name>...)`: an amount as banks write it after normalisation (`1500`, `1500.50`, `1500,5`). */

@@ -35,15 +35,32 @@ const LATIN_TO_CYRILLIC: Record<string, string> = {
   k: 'к',
   m: 'м',
 };
-const CYRILLIC = /[\u0400-\u04FF]/;
+/** The same look-alikes the other way, for Latin words with a Cyrillic letter in them (`RUВ`). */
+const CYRILLIC_TO_LATIN: Record<string, string> = Object.fromEntries(
+  Object.entries(LATIN_TO_CYRILLIC).map(([latin, cyrillic]) => [cyrillic, latin]),
+);
 const MIXED_WORD = /[A-Za-z\u0400-\u04FF]+/g;
 
 /**
- * The rouble's spellings after an amount (`р`, `р.`, `руб`, `руб.`, `рублей`, `RUB`, `RUR`, `₽`) become
+ * A word that mixes scripts in the script most of its letters are in: look-alikes become that
+ * script's letters (`Пoпoлнeниe` -> Cyrillic, `RUВ` -> `RUB`). A tie goes to Cyrillic.
+ */
+function oneScript(word: string): string {
+  const latin = (word.match(/[A-Za-z]/g) ?? []).length;
+  if (latin === 0 || latin === word.length) return word;
+  if (latin > word.length - latin) {
+    const out = word.replace(/[\u0400-\u04FF]/g, (ch) => CYRILLIC_TO_LATIN[ch] ?? ch);
+    if (!/[\u0400-\u04FF]/.test(out)) return out;
+  }
+  return word.replace(/[A-Za-z]/g, (ch) => LATIN_TO_CYRILLIC[ch] ?? ch);
+}
+
+/**
+ * The rouble's spellings after an amount (`р`, `р.`, `руб`, `руб.`, `рублей`, `RUB`, `RUR`, `r`, `₽`) become
  * `₽` written right after the amount; the lookbehind keeps it to what follows a digit, so `р`
  * inside a word is untouched.
  */
-const ROUBLE = /(?<=\d) ?(?:₽|руб(?:л(?:ей|я|ь))?\.?|р\.?|RUB|RUR)(?![A-Za-z\u0400-\u04FF])/giu;
+const ROUBLE = /(?<=\d) ?(?:₽|руб(?:л(?:ей|я|ь))?\.?|р\.?|RUB|RUR|rub\.?|r\.?)(?![A-Za-z\u0400-\u04FF])/giu;
 
 /** Thousands separators inside an amount (`1 500`, `1,500.00`, `1'500`) joined, decimals kept. */
 const SPACED_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:[ '](\d{3}))+)(?=[.,]\d{1,2}(?!\d)|(?!\d))/g;
@@ -52,16 +69,14 @@ const SPACED_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:[ '](\d{3}))+)(?=[.,]\d{1,2}(?
 const COMMA_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?=\.\d{1,2}(?!\d))/g;
 
 /**
- * Returns the text with one kind of space (single spaces, trimmed), one hyphen, Cyrillic letters in
+ * Returns the text with one kind of space (single spaces, trimmed), one hyphen, one script in
  * words that mix scripts, `₽` for every spelling of the rouble, and amounts without thousands
  * separators; decimal commas are kept (`parseAmount` reads both).
  */
 export function normaliseMessage(text: string): string {
   let out = text.normalize('NFC').replace(ZERO_WIDTH, '').replace(ODD_SPACES, ' ').replace(ODD_HYPHENS, '-');
   out = out.replace(/\r?\n/g, ' ');
-  out = out.replace(MIXED_WORD, (word) =>
-    CYRILLIC.test(word) ? word.replace(/[A-Za-z]/g, (ch) => LATIN_TO_CYRILLIC[ch] ?? ch) : word,
-  );
+  out = out.replace(MIXED_WORD, oneScript);
   out = out.replace(COMMA_THOUSANDS, (_m, head: string, rest: string) => head + rest.replace(/,/g, ''));
   out = out.replace(SPACED_THOUSANDS, (_m, head: string, rest: string) => head + rest.replace(/[ ']/g, ''));
   out = out.replace(ROUBLE, '₽');

@@ -26,9 +26,12 @@ describe('parseBankMessage: the amount comes only from a credit rule (issue 19 s
     }
   });
 
-  it('a text no rule knows is unparsed, not a credit of its first number', () => {
-    assert.deepEqual(sms('sber', 'Вам начислено 1500 бонусов СберСпасибо'), { status: 'unparsed' });
-    assert.deepEqual(sms('tbank', 'Кэшбэк 150 ₽ за ноябрь'), { status: 'unparsed' });
+  it('a text that moves no money is noise (info), not a credit of its first number', () => {
+    for (const text of ['Вам начислено 1500 бонусов СберСпасибо', 'Кэшбэк 150 ₽ за ноябрь']) {
+      const parsed = sms('sber', text);
+      assert.equal(parsed.status === 'parsed' && parsed.kind, 'info', text);
+      assert.equal(parsed.status === 'parsed' && parsed.fields.amount, undefined, text);
+    }
   });
 
   it('rules that disagree make the message ambiguous', () => {
@@ -46,15 +49,19 @@ describe('parseBankMessage: the amount comes only from a credit rule (issue 19 s
       ],
     };
     const parsed = parseBankMessage(format, { channel: 'sms', text: 'Пополнение на 1500 ₽ от Анна К.' });
-    assert.deepEqual(parsed, { status: 'ambiguous', ruleIds: ['ozon.credit.sms', 'ozon.test-debit'] });
+    assert.deepEqual(parsed, {
+      status: 'ambiguous',
+      ruleIds: ['ozon.credit.sms', 'ozon.test-debit'],
+      doubt: 'rules_disagree',
+      amounts: ['1500'],
+    });
   });
 
-  it('an SMS-only rule does not read a push, and a push rule not an SMS', () => {
-    assert.equal(
-      parseBankMessage(bank('sber'), { channel: 'sms', text: 'Перевод от Анна К. +1 500 ₽' }).status,
-      'unparsed',
-    );
+  it('an SMS-only rule does not read a push (the parts read it), and a push rule not an SMS', () => {
+    const asSms = parseBankMessage(bank('sber'), { channel: 'sms', text: 'Перевод от Анна К. +1 500 ₽' });
+    assert.equal(asSms.status === 'parsed' && asSms.ruleId, 'generic.credit');
     const push = parseBankMessage(bank('sber'), { channel: 'push', text: 'Перевод от Анна К. +1 500 ₽' });
+    assert.equal(push.status === 'parsed' && push.ruleId, 'sber.credit.push-from');
     assert.equal(push.status === 'parsed' && push.fields.amount, '1500');
   });
 

@@ -1,18 +1,38 @@
 /**
- * Reading a bank's message (issue 19 section 2): the text is normalised, then every rule of the
- * bank for the message's channel runs. The amount comes only from a rule's `amount` group, never
- * from the first number, the balance, the mask or the time.
+ * Reading a bank's message (docs/decisions.md "Bank messages: how they are read and when they
+ * credit"): the text is normalised, read by its parts (message-parts.ts), then every rule of the
+ * bank for the message's channel runs. A bank's rule names the fields where the bank's shape is
+ * known; the parts decide whether money came in. A credit needs incoming evidence, no outgoing
+ * evidence, and exactly one amount that is not a balance, a fee or a limit: the rule's amount when
+ * a rule read it. Anything in between is `ambiguous` with the doubt named, never a credit.
  */
 import type { BankFormat, MessageChannel, MessageFields, MessageKind } from './bank-rule.js';
+import { type MessageParts, readParts } from './message-parts.js';
 import { normaliseMessage, parseAmount } from './normalise.js';
+
+/** Why a message that may be money is not read as one movement. */
+export type Doubt =
+  /** Rules of the bank read it differently (kinds or amounts). */
+  | 'rules_disagree'
+  /** It shows an amount but no word or sign that money came in or went out. */
+  | 'no_direction'
+  /** It shows evidence of money coming in and going out. */
+  | 'both_directions'
+  /** It shows two movement amounts (or the rule's amount is not the one the text shows). */
+  | 'two_amounts';
 
 /** The outcome of reading one message. */
 export type ParsedMessage =
   | { status: 'parsed'; kind: MessageKind; ruleId: string; fields: MessageFields }
-  /** No rule of the bank matched: kept for review as a new message format. */
+  /** No rule of the bank matched and the parts show no movement nor noise: a new format for review. */
   | { status: 'unparsed' }
-  /** Rules matched that disagree (kinds or amounts): kept for review, never credited. */
-  | { status: 'ambiguous'; ruleIds: string[] };
+  /**
+   * Kept for review, never credited. `amounts`: the movement amounts the text shows (what an
+   * operator may assign it for).
+   */
+  | { status: 'ambiguous'; ruleIds: string[]; doubt: Doubt; amounts?: string[] };
+
+type Match = { ruleId: string; kind: MessageKind; fields: MessageFields };
 
 /** Reads the named groups of a match into fields; undefined when a money group is not an amount. */
 function fieldsOf(groups: Record<string, string | undefined>): MessageFields | undefined {
@@ -31,10 +51,106 @@ function fieldsOf(groups: Record<string, string | undefined>): MessageFields | u
   return fields;
 }
 
+/** The rules of the bank that read `text` on `channel` (a money rule only with its amount). */
+function ruleMatches(format: BankFormat, channel: MessageChannel, text: string): Match[] {
+  const matches: Match[] = [];
+  for (const rule of format.rules) {
+    if (!rule.channels.includes(channel)) continue;
+    const found = rule.pattern.exec(text);
+    if (!found) continue;
+    const fields = fieldsOf(found.groups ?? {});
+    if (!fields) continue;
+    if ((rule.kind === 'credit' || rule.kind === 'debit') && fields.amount === undefined) continue;
+    matches.push({ ruleId: rule.id, kind: rule.kind, fields });
+  }
+  return matches;
+}
+
+/** The fields the parts read, for a message no rule of the bank read. */
+function partsFields(parts: MessageParts): MessageFields {
+  const [amount] = parts.amounts;
+  return {
+    ...(amount ? { amount } : {}),
+    ...(parts.currency ? { currency: parts.currency } : {}),
+    ...(parts.mask ? { mask: parts.mask } : {}),
+    ...(parts.payer ? { payer: parts.payer } : {}),
+    ...(parts.balance ? { balance: parts.balance } : {}),
+    ...(parts.time ? { time: parts.time } : {}),
+  };
+}
+
+const doubtOf = (parts: MessageParts): Doubt | undefined =>
+  parts.direction === 'both' ? 'both_directions' : parts.amounts.length > 1 ? 'two_amounts' : undefined;
+
+/** A credit rule's match checked against the parts: the rule must agree with the evidence. */
+function checkCredit(match: Match, parts: MessageParts): ParsedMessage {
+  const ambiguous = (doubt: Doubt): ParsedMessage => ({
+    status: 'ambiguous',
+    ruleIds: [match.ruleId],
+    doubt,
+  });
+  const doubt = doubtOf(parts);
+  if (doubt) return ambiguous(doubt);
+  if (parts.direction !== 'in')
+    return ambiguous(parts.direction === 'out' ? 'both_directions' : 'no_direction');
+  if (parts.amounts[0] !== match.fields.amount) return ambiguous('two_amounts');
+  if (!(Number(match.fields.amount) > 0)) return ambiguous('no_direction');
+  return { status: 'parsed', ...match };
+}
+
+/** A message no rule of the bank read, by its parts alone (`generic.*` rule ids). */
+function readByParts(parts: MessageParts): ParsedMessage {
+  const fields = partsFields(parts);
+  if (parts.block) return { status: 'parsed', kind: 'block', ruleId: 'generic.block', fields: {} };
+  if (parts.noise)
+    return {
+      status: 'parsed',
+      kind: parts.noise === 'otp' ? 'otp' : 'info',
+      ruleId: `generic.${parts.noise}`,
+      fields: {},
+    };
+  const doubt = doubtOf(parts);
+  if (parts.direction === 'out' && parts.amounts.length > 0)
+    return { status: 'parsed', kind: 'debit', ruleId: 'generic.debit', fields };
+  if (doubt) return { status: 'ambiguous', ruleIds: [], doubt };
+  if (parts.direction === 'in' && parts.amounts.length === 1 && Number(parts.amounts[0]) > 0)
+    return { status: 'parsed', kind: 'credit', ruleId: 'generic.credit', fields };
+  return parts.direction === 'none'
+    ? { status: 'ambiguous', ruleIds: [], doubt: 'no_direction' }
+    : { status: 'unparsed' };
+}
+
+/** The reading of one normalised text; a reading in doubt keeps the amounts the text shows. */
+function readText(format: BankFormat, channel: MessageChannel, text: string): ParsedMessage {
+  const parts = readParts(text, format.direction);
+  const outcome = readWithParts(format, channel, text, parts);
+  if (outcome.status !== 'ambiguous' || parts.amounts.length === 0) return outcome;
+  return { ...outcome, amounts: parts.amounts };
+}
+
+/** The bank's rules checked against the text's parts. */
+function readWithParts(
+  format: BankFormat,
+  channel: MessageChannel,
+  text: string,
+  parts: MessageParts,
+): ParsedMessage {
+  // A block rule counts only for the bank's own notice, never for a transfer's words.
+  const matches = ruleMatches(format, channel, text).filter((m) => m.kind !== 'block' || parts.block);
+  if (matches.length === 0) return readByParts(parts);
+  const first = matches[0] as Match;
+  const agree = matches.every((m) => m.kind === first.kind && m.fields.amount === first.fields.amount);
+  if (!agree) return { status: 'ambiguous', ruleIds: matches.map((m) => m.ruleId), doubt: 'rules_disagree' };
+  if (first.kind === 'credit') return checkCredit(first, parts);
+  if (first.kind === 'debit' && (parts.direction === 'in' || parts.direction === 'both'))
+    return { status: 'ambiguous', ruleIds: [first.ruleId], doubt: 'both_directions' };
+  return { status: 'parsed', ...first };
+}
+
 /**
- * The message as the bank's rules read it. `text` is the SMS body or the push text (a push's title is
- * tried before its text only when the text alone matches nothing). A credit or debit rule without a
- * readable amount does not count as a match.
+ * The message as the bank reads it. `text` is the SMS body or the push text; a push's title is
+ * tried before its text only when the text alone is not read. A text longer than 2 000 characters
+ * is read by its first 2 000 only (no bank's notice is longer; a hostile text costs nothing more).
  */
 export function parseBankMessage(
   format: BankFormat,
@@ -42,26 +158,25 @@ export function parseBankMessage(
 ): ParsedMessage {
   const texts = [message.text];
   if (message.title) texts.push(`${message.title} ${message.text}`);
+  let outcome: ParsedMessage = { status: 'unparsed' };
   for (const raw of texts) {
-    const text = normaliseMessage(raw);
-    const matches: Array<{ ruleId: string; kind: MessageKind; fields: MessageFields }> = [];
-    for (const rule of format.rules) {
-      if (!rule.channels.includes(message.channel)) continue;
-      const found = rule.pattern.exec(text);
-      if (!found) continue;
-      const fields = fieldsOf(found.groups ?? {});
-      if (!fields) continue;
-      if ((rule.kind === 'credit' || rule.kind === 'debit') && fields.amount === undefined) continue;
-      matches.push({ ruleId: rule.id, kind: rule.kind, fields });
-    }
-    if (matches.length === 0) continue;
-    const first = matches[0] as (typeof matches)[number];
-    const agree = matches.every((m) => m.kind === first.kind && m.fields.amount === first.fields.amount);
-    if (!agree) return { status: 'ambiguous', ruleIds: matches.map((m) => m.ruleId) };
-    return { status: 'parsed', kind: first.kind, ruleId: first.ruleId, fields: first.fields };
+    outcome = readText(format, message.channel, normaliseMessage(raw.slice(0, MAX_TEXT)));
+    const movedNothing = outcome.status === 'parsed' && outcome.kind === 'info';
+    if (outcome.status === 'parsed' && !movedNothing) break;
   }
-  return { status: 'unparsed' };
+  if (outcome.status !== 'parsed' || outcome.kind !== 'credit' || !message.title) return outcome;
+  // A credit read from the text alone must not be contradicted by its title ("Списание").
+  const whole = readParts(
+    normaliseMessage(`${message.title} ${message.text}`.slice(0, MAX_TEXT)),
+    format.direction,
+  );
+  return whole.direction === 'in'
+    ? outcome
+    : { status: 'ambiguous', ruleIds: [outcome.ruleId], doubt: 'both_directions' };
 }
+
+/** The longest text read, in characters. */
+export const MAX_TEXT = 2000;
 
 /**
  * The banks a source belongs to: an SMS sender id (compared case-insensitively, spaces ignored) or

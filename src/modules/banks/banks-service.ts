@@ -14,8 +14,11 @@ export function bankSourcesOf(row: Pick<BankRow, 'code' | 'smsSenders' | 'appPac
   return {
     smsSenders: row.smsSenders ?? [...(format?.senders ?? [])],
     appPackages: row.appPackages ?? [...(format?.packages ?? [])],
-    /** Whether the service reads this bank's messages at all. */
-    readable: format !== undefined,
+    /**
+     * Whether the service reads this bank's messages at all: it has rules, or operators listed its
+     * senders or packages (then its texts are read by their parts alone).
+     */
+    readable: format !== undefined || row.smsSenders !== null || row.appPackages !== null,
   };
 }
 
@@ -98,17 +101,29 @@ export function createBanksService(deps: { database: Database }) {
 
     /**
      * Every bank whose messages the service reads, as a format whose senders and packages are the
-     * effective ones (operators' lists or defaults), for reading device messages (issue 19).
+     * effective ones (operators' lists or defaults), for reading device messages; a bank with no
+     * rules whose senders or packages operators listed comes with no rules (read by parts).
      */
     async messageFormats(): Promise<BankFormat[]> {
       const rows = await db.select().from(banks);
       const byCode = new Map(rows.map((r) => [r.code, r]));
-      return BANK_FORMATS.map((format) => {
+      const known = BANK_FORMATS.map((format) => {
         const row = byCode.get(format.code);
         if (!row) return format;
         const sources = bankSourcesOf(row);
         return { ...format, senders: sources.smsSenders, packages: sources.appPackages };
       });
+      // A bank with no rules whose senders operators listed is read by the parts of its texts.
+      const byParts = rows
+        .filter((r) => !bankFormat(r.code) && (r.smsSenders?.length || r.appPackages?.length))
+        .map((r) => ({
+          code: r.code,
+          name: r.name,
+          senders: r.smsSenders ?? [],
+          packages: r.appPackages ?? [],
+          rules: [],
+        }));
+      return [...known, ...byParts];
     },
 
     /** The bank code whose code or name equals `bank` (case-insensitive), for same-bank matching. */

@@ -34,8 +34,10 @@ export { ordersAdminRoutes } from './orders-admin-routes.js';
 export { listQueue, modeFilter, type OrderFilter, streamOrders } from './orders-lists.js';
 export {
   assignPayout,
+  type CandidateOrder,
   type CreditOnRequisite,
   type CryptoQuoteColumns,
+  candidateOrders,
   cryptoAddressesToWatch,
   cryptoOrdersAtAddress,
   cryptoOrdersAwaitingQuote,
@@ -53,6 +55,7 @@ export {
   findOrderById,
   insertOrder,
   lockOrder,
+  lockOrderByAnyId,
   type NewOrderRow,
   recordReceivedAmount,
   setReceiptStatus,

@@ -236,3 +236,53 @@ export async function paidPayinsOn(ex: Executor, requisiteIds: string[], since: 
       ),
     );
 }
+
+/** An order a review item could be (the operators' one-click candidates). */
+export interface CandidateOrder {
+  id: string;
+  /** The merchant's `order_id`. */
+  externalId: string;
+  requisiteId: string;
+  payableAmount: string;
+  status: 'pending' | 'success' | 'error';
+  expiresAt: Date | null;
+}
+
+/**
+ * Fiat PAYIN orders on any of `requisiteIds` whose payable amount is one of `amounts`, pending or
+ * ended without success after `since`: what a message in review could pay (docs/decisions.md "Bank
+ * messages: how they are read and when they credit"). At most 20, newest first.
+ */
+export async function candidateOrders(
+  ex: Executor,
+  requisiteIds: string[],
+  amounts: string[],
+  since: Date,
+): Promise<CandidateOrder[]> {
+  if (requisiteIds.length === 0 || amounts.length === 0) return [];
+  const rows = await ex
+    .select({
+      id: orders.id,
+      externalId: orders.externalId,
+      requisiteId: orders.requisiteId,
+      payableAmount: orders.payableAmount,
+      status: orders.status,
+      expiresAt: orders.expiresAt,
+    })
+    .from(orders)
+    .where(
+      and(
+        inArray(orders.requisiteId, requisiteIds),
+        eq(orders.method, 'fiat'),
+        eq(orders.direction, 'PAYIN'),
+        sql`${orders.payableAmount} IN (${sql.join(
+          amounts.map((a) => sql`${a}::numeric`),
+          sql`, `,
+        )})`,
+        or(eq(orders.status, 'pending'), and(eq(orders.status, 'error'), gt(orders.finishedAt, since))),
+      ),
+    )
+    .orderBy(desc(orders.createdAt))
+    .limit(20);
+  return rows.map((r) => ({ ...r, requisiteId: r.requisiteId ?? '' }));
+}

@@ -17,6 +17,7 @@ export {
   disableRequisites,
   findRequisite,
   findRequisites,
+  learnMask,
   type PauseReason,
   pauseRequisites,
   type RequisiteRow,

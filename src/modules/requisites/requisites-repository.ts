@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, notInArray, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { requisites } from '../../db/tables/requisites.js';
 
@@ -116,4 +116,24 @@ export async function resumeRequisites(
 export function requisiteMasks(r: Pick<RequisiteRow, 'kind' | 'address' | 'masks'>): string[] {
   const own = r.kind === 'card' || r.kind === 'account' ? [r.address.slice(-4)] : [];
   return [...new Set([...own, ...r.masks])];
+}
+
+/**
+ * Records `mask` as the ending of a requisite that has none yet (a phone/SBP requisite whose bank's
+ * texts show an account ending): the first message an operator assigns to its order teaches it.
+ * Answers whether it was recorded (false when the requisite has an ending already).
+ */
+export async function learnMask(ex: Executor, id: string, mask: string, now: Date): Promise<boolean> {
+  const rows = await ex
+    .update(requisites)
+    .set({ masks: [mask], updatedAt: now })
+    .where(
+      and(
+        eq(requisites.id, id),
+        sql`jsonb_array_length(${requisites.masks}) = 0`,
+        notInArray(requisites.kind, ['card', 'account']),
+      ),
+    )
+    .returning({ id: requisites.id });
+  return rows.length > 0;
 }

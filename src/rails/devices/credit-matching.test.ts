@@ -68,7 +68,11 @@ describe('decideCredit: a credit confirms one order only when every rule holds (
     ['a mask the requisite does not have', { requisiteMasks: ['9999'] }, 'wrong_mask'],
     ['two pending orders of that amount', { orders: [order(), order({ id: 'lux-2' })] }, 'several_orders'],
     ['an unparsed text', { parsed: { status: 'unparsed' } }, 'unparsed'],
-    ['rules that disagree', { parsed: { status: 'ambiguous', ruleIds: ['a', 'b'] } }, 'ambiguous'],
+    [
+      'rules that disagree',
+      { parsed: { status: 'ambiguous', ruleIds: ['a', 'b'], doubt: 'rules_disagree' } },
+      'ambiguous',
+    ],
     [
       'a time in the text far from the receive time',
       { parsed: parsedSms(CREDIT.replace('10:15', '09:40')) },

@@ -41,25 +41,42 @@ export interface CreditContext {
   orders: readonly OrderOnRequisite[];
 }
 
-/** Why a message goes to review rather than confirming an order. */
-export type ReviewReason =
-  | 'unparsed'
-  | 'ambiguous'
-  | 'unknown_source'
-  | 'device_not_bound'
-  | 'wrong_mask'
-  | 'time_mismatch'
-  | 'no_order'
-  | 'several_orders'
-  | 'late'
-  | 'outside_life'
-  | 'needs_operator'
-  | 'requisite_blocked'
+/**
+ * Why a message goes to review rather than confirming an order (the console words each in both
+ * languages: backoffice console-texts-review-*.ts; README "What each review reason means").
+ */
+export const REVIEW_REASONS = [
+  /** No rule of the bank and no parts read it. */
+  'unparsed',
+  /** Rules of the bank read the text differently. */
+  'ambiguous',
+  /** An amount with no word or sign saying money came in (or went out). */
+  'no_direction',
+  /** Words or signs of money coming in and going out. */
+  'both_directions',
+  /** Two movement amounts (or a rule's amount the text does not show alone). */
+  'two_amounts',
+  'unknown_source',
+  'device_not_bound',
+  'wrong_mask',
+  'time_mismatch',
+  'no_order',
+  'several_orders',
+  'late',
+  'outside_life',
+  'needs_operator',
+  'requisite_blocked',
   /** The device has no requisite at the message's bank, or several and the message shows no mask. */
-  | 'no_requisite'
-  | 'several_requisites'
+  'no_requisite',
+  'several_requisites',
+  /** The credit's currency is not the requisite's. */
+  'currency_mismatch',
   /** Raised by the service: an order expired while its requisite's device was stale or offline. */
-  | 'expired_while_offline';
+  'expired_while_offline',
+] as const;
+
+/** Why a message goes to review rather than confirming an order. */
+export type ReviewReason = (typeof REVIEW_REASONS)[number];
 
 /** The decision: confirm one order, put it in review, pause the requisite, or ignore it. */
 export type CreditDecision =

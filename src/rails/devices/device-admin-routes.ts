@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { type DeviceAdmin, MAX_ROTATION_GRACE_SECONDS } from './device-admin-service.js';
+import type { DeviceIngest } from './device-ingest-service.js';
 import type { DeviceReview } from './device-review-service.js';
 import { DeviceCreatedSchema, DeviceEventSchema, DeviceSchema } from './devices-admin-schemas.js';
 
@@ -23,7 +24,10 @@ const ok = <T>(data: T) => ({ success: true as const, data });
  * Admin: requisite holders' devices (issue 19): pairing, bindings, rotation, revocation, the list
  * with liveness, and the review queue of their messages.
  */
-export function deviceAdminRoutes(app: App, deps: { admin: DeviceAdmin; review: DeviceReview }) {
+export function deviceAdminRoutes(
+  app: App,
+  deps: { admin: DeviceAdmin; review: DeviceReview; ingest: DeviceIngest },
+) {
   app.post(
     '/admin/devices',
     {
@@ -147,5 +151,37 @@ export function deviceAdminRoutes(app: App, deps: { admin: DeviceAdmin; review: 
     },
     async (request) =>
       ok(await deps.review.dismiss(request.params.id, request.body.reason, actorOf(request))),
+  );
+  app.post(
+    '/admin/banks/:code/sources',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          "This message's sender is this bank's: add it to the bank's list and decide the message again",
+        params: Type.Object({ code: Type.String({ maxLength: 32 }) }),
+        body: Type.Object({ event_id: Type.String({ maxLength: 64 }) }),
+        response: {
+          200: Envelope(
+            Type.Object({
+              bank_code: Type.String(),
+              source: Type.String(),
+              event_id: Type.String(),
+              outcome: Type.Union([
+                Type.Null(),
+                Type.Object({
+                  status: Type.String(),
+                  event_id: Type.Optional(Type.String()),
+                  reason: Type.Optional(Type.String()),
+                }),
+              ]),
+            }),
+          ),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) =>
+      ok(await deps.ingest.senderIs(request.body.event_id, request.params.code, actorOf(request))),
   );
 }

@@ -47,6 +47,6 @@ export const DeviceSetupSchema = Type.Object({
   }),
   native: Type.Object({ url: Type.String(), secret: Type.String() }),
   token: Type.String({
-    description: 'Bearer token of POST /trader/notifications (the same as SmsForwarder)',
+    description: "Bearer token of POST /trader/offers (the same as SmsForwarder's)",
   }),
 });

@@ -1,78 +1,31 @@
-import { sql } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/database.js';
+import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, invalidField } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { money } from '../../lib/money.js';
 import type { SecretBox } from '../../lib/secrets.js';
 import { safeEqual, sha256Hex } from '../../lib/secrets.js';
-import type { MessageChannel, MessageFields } from '../../modules/bank-messages/index.js';
-import type { BanksService } from '../../modules/banks/index.js';
-import { type OrderLifecycle, ordersForCredit } from '../../modules/orders/index.js';
-import {
-  findRequisites,
-  pauseRequisites,
-  requisiteMasks,
-  resumeRequisites,
-} from '../../modules/requisites/index.js';
-import { type CreditDecision, decideCredit } from './credit-matching.js';
+import { type BanksService, bankSourcesOf } from '../../modules/banks/index.js';
+import type { OrderLifecycle } from '../../modules/orders/index.js';
+import { resumeRequisites } from '../../modules/requisites/index.js';
 import { checkDeviceSignature } from './device-signature.js';
+import { bindingsOf, type DeviceRow, findDevice, findEvent, updateDevice } from './devices-repository.js';
 import {
-  bindingsOf,
-  type DeviceEventRow,
-  type DeviceRow,
-  eventByKey,
-  findDevice,
-  insertEvent,
-  recentCredits,
-  updateDevice,
-  updateEvent,
-} from './devices-repository.js';
-import { CHANNEL_PAIR_SECONDS, sameTransfer, transportKey } from './event-dedup.js';
-import { routeMessage } from './message-routing.js';
+  type DeviceApp,
+  type DeviceMetrics,
+  type IncomingMessage,
+  type IngestAnswer,
+  ingestMessage,
+  redecideMessage,
+} from './message-ingest.js';
 import type { DeviceHealth } from './sms-gateway-envelope.js';
 
-/** The apps a device event comes from (issue 19 section 1). */
-export type DeviceApp = 'sms_gateway' | 'sms_forwarder' | 'native';
-
-/** One SMS or push as any app reported it. */
-export interface IncomingMessage {
-  channel: MessageChannel;
-  source: string;
-  text: string;
-  title?: string;
-  receivedAt: Date;
-}
-
-/** What the device is told (2xx): the outcome, so that apps stop retrying. */
-export interface IngestAnswer {
-  status: 'confirmed' | 'review' | 'paired' | 'ignored' | 'block' | 'alert' | 'duplicate' | 'ok';
-  event_id?: string;
-  reason?: string;
-}
-
-/** How far back an expired order still takes a credit as a late payment for operators, in ms. */
-const LATE_WINDOW_MS = 24 * 3600_000;
-
-/** Counters the metrics module keeps (issue 19 "Metrics"). */
-export interface DeviceMetrics {
-  messageRead(bank: string, parse: 'parsed' | 'unparsed' | 'ambiguous'): void;
-  creditDecided(outcome: 'confirmed' | 'review' | 'paired'): void;
-  alert(kind: 'block' | 'unknown_source_block' | 'offline'): void;
-}
-
-const readCredit = (e: Pick<DeviceEventRow, 'channel' | 'requisiteId' | 'receivedAt' | 'fields'>) => ({
-  channel: e.channel as MessageChannel,
-  requisiteId: e.requisiteId ?? '',
-  receivedAt: e.receivedAt,
-  fields: (e.fields ?? {}) as MessageFields,
-});
+export type { DeviceApp, DeviceMetrics, IncomingMessage, IngestAnswer } from './message-ingest.js';
 
 /**
- * Device events (issue 19): authenticates each app's request, then stores and acts on each event
- * in one short transaction: transport de-duplication by the unique key, SMS + push pairing, the
- * credit decision (credit-matching.ts) and, for a confirmation, the order's move through the
- * lifecycle. Every authentic event refreshes the device's last-seen time and resumes requisites
+ * Device events: authenticates each app's request; each message then goes through the one
+ * pipeline (message-ingest.ts: de-duplication, routing, the decision of message-decision.ts, the
+ * order's move through the lifecycle). Every authentic event refreshes the device's last-seen time and resumes requisites
  * its silence paused.
  */
 export function createDeviceIngest(deps: {
@@ -85,7 +38,7 @@ export function createDeviceIngest(deps: {
   forwarderNeedsOperator: boolean;
   metrics?: DeviceMetrics;
 }) {
-  const { database, clock, secretBox, lifecycle, banks } = deps;
+  const { database, clock, secretBox } = deps;
   const db = database.db;
 
   async function liveDevice(id: string): Promise<DeviceRow> {
@@ -118,38 +71,10 @@ export function createDeviceIngest(deps: {
     await resumeRequisites(ex, bound, ['stale', 'liveness'], now);
   }
 
-  /** Acts on a credit decision for the event (inside the caller's transaction). */
-  async function apply(
-    tx: Executor,
-    device: DeviceRow,
-    event: DeviceEventRow,
-    decision: CreditDecision,
-    orders: Awaited<ReturnType<typeof ordersForCredit>>,
-    now: Date,
-  ): Promise<IngestAnswer> {
-    if (decision.action === 'confirm') {
-      const order = orders.find((o) => o.order.id === decision.orderId)?.order;
-      if (!order) throw new Error('decided order not among the candidates');
-      await lifecycle.succeed(tx, order, {
-        actor: `device:${device.name}`,
-        reason: `bank ${event.channel} from ${event.source}`,
-        now,
-      });
-      await updateEvent(tx, event.id, { status: 'confirmed', reason: null, orderId: order.id });
-      deps.metrics?.creditDecided('confirmed');
-      return { status: 'confirmed', event_id: event.id };
-    }
-    if (decision.action === 'review') {
-      await updateEvent(tx, event.id, {
-        status: 'review',
-        reason: decision.reason,
-        orderId: decision.orderId ?? null,
-      });
-      deps.metrics?.creditDecided('review');
-      return { status: 'review', event_id: event.id, reason: decision.reason };
-    }
-    return { status: 'ignored', event_id: event.id };
-  }
+  const messageDeps = () => ({
+    ...deps,
+    touch: (tx: Executor, d: DeviceRow, now: Date) => touch(tx, d, now),
+  });
 
   return {
     /**
@@ -206,149 +131,35 @@ export function createDeviceIngest(deps: {
     },
 
     /**
-     * One SMS or push: routed to a bank and requisite, de-duplicated, decided and acted on in one
-     * transaction. A repeat answers `duplicate` with the first event's id.
+     * "This message's sender is <bank>": adds the message's SMS sender (or app package) to the
+     * bank's list (audited as `bank.update`), then decides again the message if it waited as
+     * `unknown_source`. Throws NOT_FOUND (message or bank) or VALIDATION_ERROR (a system item).
      */
-    async message(device: DeviceRow, app: DeviceApp, message: IncomingMessage): Promise<IngestAnswer> {
-      const now = new Date(clock.now());
-      const formats = await banks.messageFormats();
-      const boundIds = (await bindingsOf(db, [device.id])).get(device.id) ?? [];
-      const bound = await findRequisites(db, boundIds);
-      const route = routeMessage(
-        formats,
-        bound.map((r) => ({ id: r.id, bankCode: r.bankCode, masks: requisiteMasks(r) })),
-        message,
-      );
-      const { parsed, bank } = route;
-      if (bank) deps.metrics?.messageRead(bank.code, parsed.status);
-      const key = transportKey({
-        deviceId: device.id,
-        channel: message.channel,
-        source: message.source,
-        receivedAt: message.receivedAt,
-        text: message.title ? `${message.title}\n${message.text}` : message.text,
-      });
-      const kind = parsed.status === 'parsed' ? parsed.kind : null;
-      const fields = parsed.status === 'parsed' ? parsed.fields : undefined;
-      const [only] = route.requisites;
-      const requisite =
-        route.requisites.length === 1 && only ? bound.find((r) => r.id === only.id) : undefined;
-      // Not a bank's message at all: kept without its text (private messages are not ours).
-      const privateMessage = !bank;
-      return db.transaction(async (tx) => {
-        const event = await insertEvent(tx, {
-          deviceId: device.id,
-          transportKey: key,
-          app,
-          channel: message.channel,
-          source: message.source,
-          title: privateMessage ? null : (message.title ?? null),
-          text: privateMessage ? null : message.text,
-          receivedAt: message.receivedAt,
-          bankCode: bank?.code ?? null,
-          parse: parsed.status,
-          kind,
-          ruleId: parsed.status === 'parsed' ? parsed.ruleId : null,
-          fields: (fields ?? null) as Record<string, string> | null,
-          amount: fields?.amount ?? null,
-          requisiteId: requisite?.id ?? null,
-          status: 'ignored',
-        });
-        if (!event) {
-          const first = await eventByKey(tx, device.id, key);
-          return { status: 'duplicate', ...(first ? { event_id: first.id } : {}) } satisfies IngestAnswer;
-        }
-        await touch(tx, device, now);
-        if (privateMessage) return { status: 'ignored', event_id: event.id } satisfies IngestAnswer;
-        if (parsed.status !== 'parsed' || kind === 'credit') {
-          if (parsed.status !== 'parsed' || !route.sourceAllowed || !requisite) {
-            const reason =
-              parsed.status !== 'parsed'
-                ? parsed.status
-                : !route.sourceAllowed
-                  ? 'unknown_source'
-                  : route.maskUnknown
-                    ? 'wrong_mask'
-                    : route.requisites.length > 1
-                      ? 'several_requisites'
-                      : 'no_requisite';
-            await updateEvent(tx, event.id, { status: 'review', reason });
-            deps.metrics?.creditDecided('review');
-            return { status: 'review', event_id: event.id, reason } satisfies IngestAnswer;
-          }
-        }
-        if (kind === 'block') {
-          if (!route.sourceAllowed) {
-            await updateEvent(tx, event.id, { status: 'alert', reason: 'unknown_source_block' });
-            deps.metrics?.alert('unknown_source_block');
-            return { status: 'alert', event_id: event.id } satisfies IngestAnswer;
-          }
-          const paused = await pauseRequisites(
-            tx,
-            route.requisites.map((r) => r.id),
-            'block',
-            ['stale', 'liveness'],
-            now,
-          );
-          await updateEvent(tx, event.id, { status: 'block', reason: `paused ${paused.length}` });
-          deps.metrics?.alert('block');
-          return { status: 'block', event_id: event.id } satisfies IngestAnswer;
-        }
-        if (kind !== 'credit' || !requisite || !fields?.amount) {
-          return { status: 'ignored', event_id: event.id } satisfies IngestAnswer;
-        }
-        if (fields.currency && fields.currency !== requisite.currency) {
-          await updateEvent(tx, event.id, { status: 'review', reason: 'currency_mismatch' });
-          deps.metrics?.creditDecided('review');
-          return { status: 'review', event_id: event.id, reason: 'currency_mismatch' } satisfies IngestAnswer;
-        }
-        // One credit at a time per requisite: pairing and the order choice see each other's commits.
-        await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtext(${`device-credit:${requisite.id}`}))`);
-        const orders = await ordersForCredit(
-          tx,
-          { requisiteId: requisite.id, currency: requisite.currency, amount: money(fields.amount) },
-          new Date(now.getTime() - LATE_WINDOW_MS),
-        );
-        const mine = readCredit({
-          ...event,
-          requisiteId: requisite.id,
-          fields: fields as Record<string, string>,
-        });
-        const recent = await recentCredits(
-          tx,
-          requisite.id,
-          message.receivedAt,
-          CHANNEL_PAIR_SECONDS,
-          event.id,
-        );
-        const pair = recent.find((r) => sameTransfer(readCredit(r), mine));
-        if (pair) {
-          await updateEvent(tx, event.id, {
-            status: 'paired',
-            pairedEventId: pair.id,
-            orderId: pair.orderId,
-          });
-          deps.metrics?.creditDecided('paired');
-          return { status: 'paired', event_id: event.id } satisfies IngestAnswer;
-        }
-        const decision = decideCredit({
-          parsed,
-          receivedAt: message.receivedAt,
-          sourceAllowed: true,
-          deviceBound: true,
-          requisiteBlocked: requisite.pausedReason === 'block',
-          needsOperator: app === 'sms_forwarder' && deps.forwarderNeedsOperator,
-          requisiteMasks: requisiteMasks(requisite),
-          orders: orders.map((o) => ({
-            id: o.order.id,
-            status: o.status,
-            payableAmount: o.order.payableAmount,
-            createdAt: o.order.createdAt,
-            expiresAt: o.order.expiresAt ?? o.order.createdAt,
-          })),
-        });
-        return apply(tx, device, event, decision, orders, now);
-      });
+    async senderIs(eventId: string, bankCode: string, actor: AdminActor) {
+      const event = isUuid(eventId) ? await findEvent(db, eventId) : undefined;
+      if (!event) throw new AppError('NOT_FOUND');
+      if (event.channel === 'system') throw invalidField('event_id', 'is not a phone message');
+      const row = (await deps.banks.listAll()).find((b) => b.code === bankCode);
+      if (!row) throw new AppError('NOT_FOUND');
+      const sources = bankSourcesOf(row);
+      const patch =
+        event.channel === 'sms'
+          ? { sms_senders: [...sources.smsSenders, event.source] }
+          : { app_packages: [...sources.appPackages, event.source] };
+      const bank = await deps.banks.update(bankCode, patch, actor);
+      const device = await findDevice(db, event.deviceId);
+      const answer = device
+        ? await redecideMessage(messageDeps(), device, event, new Date(clock.now()))
+        : undefined;
+      return { bank_code: bank.code, source: event.source, event_id: event.id, outcome: answer ?? null };
+    },
+
+    /**
+     * One SMS or push from any app: routed, de-duplicated, decided and applied in one transaction
+     * (message-ingest.ts). A repeat answers `duplicate` with the first report's id.
+     */
+    message(device: DeviceRow, app: DeviceApp, message: IncomingMessage): Promise<IngestAnswer> {
+      return ingestMessage(messageDeps(), device, app, message, new Date(clock.now()));
     },
   };
 }

@@ -1,10 +1,17 @@
 import type { Database } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
-import { AppError, invalidField } from '../../lib/errors.js';
+import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
-import { eventActor, lockOrder, type OrderLifecycle } from '../../modules/orders/index.js';
+import {
+  type CandidateOrder,
+  candidateOrders,
+  eventActor,
+  lockOrderByAnyId,
+  type OrderLifecycle,
+} from '../../modules/orders/index.js';
+import { learnMask } from '../../modules/requisites/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import {
   bindingsOf,
@@ -15,6 +22,7 @@ import {
   orderIdsOfMessages,
   updateEvent,
 } from './devices-repository.js';
+import { ASSIGN_AFTER_END_MS, assignRefusal } from './message-assign.js';
 
 /** A device event as operators see it (`GET /admin/device-events`). */
 export function deviceEventView(e: DeviceEventRow) {
@@ -45,6 +53,18 @@ export function deviceEventView(e: DeviceEventRow) {
   };
 }
 
+/** The amounts a message shows: its credit's, or every one of a reading in doubt. */
+const amountsOf = (e: DeviceEventRow): string[] =>
+  e.fields?.amounts ? e.fields.amounts.split(' ') : e.amount === null ? [] : [e.amount];
+
+const candidateView = (o: CandidateOrder) => ({
+  id: o.id,
+  order_id: o.externalId,
+  amount: money(o.payableAmount).toFixed(),
+  status: o.status,
+  expires_at: o.expiresAt?.toISOString() ?? null,
+});
+
 /**
  * The operators' review queue of device events (issue 19 section 3): list, assign a message to an
  * order (the order succeeds through the lifecycle, audited, in one transaction; the unique index
@@ -58,6 +78,11 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
     /** The orders bank messages paid, by the message's id or a piece of its text (the operators' search). */
     ordersOfMessage: (text: string) => orderIdsOfMessages(db, text),
 
+    /**
+     * Device events, newest first; each review item with an amount carries `candidates`: the orders
+     * it could pay (its requisite's, or its device's when routing named none; fiat PAYIN of one of
+     * its amounts, pending or ended within the last day).
+     */
     async list(filter: { status?: DeviceEventRow['status']; device_id?: string; limit?: number }) {
       if (filter.device_id && !isUuid(filter.device_id)) return [];
       const rows = await listEvents(db, {
@@ -65,14 +90,24 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
         ...(filter.device_id ? { deviceId: filter.device_id } : {}),
         limit: filter.limit ?? 200,
       });
-      return rows.map(deviceEventView);
+      const waiting = rows.filter((e) => e.status === 'review' && e.amount !== null);
+      const bound = await bindingsOf(db, [...new Set(waiting.map((e) => e.deviceId))]);
+      const since = new Date(clock.now() - ASSIGN_AFTER_END_MS);
+      return Promise.all(
+        rows.map(async (e) => {
+          if (e.status !== 'review' || e.amount === null) return { ...deviceEventView(e), candidates: [] };
+          const requisites = e.requisiteId ? [e.requisiteId] : (bound.get(e.deviceId) ?? []);
+          const found = await candidateOrders(db, requisites, amountsOf(e), since);
+          return { ...deviceEventView(e), candidates: found.map(candidateView) };
+        }),
+      );
     },
 
     /**
-     * Confirms `orderId` with the message: the event must be in review and be a bank's credit of
-     * exactly the order's payable amount on the order's requisite (the event's, or one of its
-     * device's when the message named none). Throws NOT_FOUND, ORDER_NOT_FOUND,
-     * ORDER_STATE_CONFLICT or VALIDATION_ERROR.
+     * Confirms an order with the message (message-assign.ts): `orderId` is the internal id or the
+     * merchant's `order_id`. Throws NOT_FOUND, ORDER_NOT_FOUND, ORDER_STATE_CONFLICT,
+     * MESSAGE_NOT_FOR_ORDER or VALIDATION_ERROR (an external id several merchants share). When the
+     * order's requisite has no masks and the message shows one, the requisite learns it (audited).
      */
     async assign(eventId: string, orderId: string, actor: AdminActor) {
       if (!isUuid(eventId)) throw new AppError('NOT_FOUND');
@@ -80,28 +115,32 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
       return db.transaction(async (tx) => {
         const event = await findEvent(tx, eventId, true);
         if (!event) throw new AppError('NOT_FOUND');
-        if (event.status !== 'review') throw new AppError('ORDER_STATE_CONFLICT');
-        if (event.channel === 'system' || event.kind !== 'credit' || !event.amount)
-          throw invalidField('event', 'only a bank credit message confirms an order');
-        const order = await lockOrder(tx, orderId);
-        if (!order) throw new AppError('ORDER_NOT_FOUND');
-        if (order.method !== 'fiat') throw new AppError('ORDER_STATE_CONFLICT');
-        const allowed = event.requisiteId
+        const candidates = event.requisiteId
           ? [event.requisiteId]
           : ((await bindingsOf(tx, [event.deviceId])).get(event.deviceId) ?? []);
-        if (!order.requisiteId || !allowed.includes(order.requisiteId))
-          throw invalidField('order_id', "the order is on another requisite than the message's");
-        if (!money(order.payableAmount).equals(money(event.amount)))
-          throw invalidField('order_id', "the message's amount differs from the order's payable amount");
+        const order = await lockOrderByAnyId(tx, orderId.trim(), (o) =>
+          candidates.includes(o.requisiteId ?? ''),
+        );
+        if (!order) throw new AppError('ORDER_NOT_FOUND');
+        const refusal = assignRefusal(event, order, candidates, now);
+        if (refusal) throw refusal;
         await lifecycle.succeed(tx, order, {
           actor: eventActor(actor),
           reason: `bank message ${event.id} assigned`,
           now,
           audit: { by: actor, action: 'device_event.assign', extra: { event_id: event.id } },
         });
+        const mask = event.fields?.mask;
+        if (mask && order.requisiteId && (await learnMask(tx, order.requisiteId, mask, now)))
+          await writeAudit(tx, actor, {
+            action: 'requisite.mask_learned',
+            targetType: 'requisite',
+            targetId: order.requisiteId,
+            after: { masks: [mask], event_id: event.id },
+          });
         const done = await updateEvent(tx, event.id, {
           status: 'assigned',
-          orderId,
+          orderId: order.id,
           requisiteId: order.requisiteId,
           resolvedBy: actor.name,
           resolvedAt: now,

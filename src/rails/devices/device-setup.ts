@@ -58,7 +58,7 @@ export function deviceSetup(baseUrl: string, deviceId: string, secrets: DeviceSe
       headers: { Authorization: `Bearer ${secrets.token}`, 'Content-Type': 'application/json' },
     },
     native: { url: urls.native, secret: secrets.nativeSecret },
-    /** The bearer token of the pre-parsed `POST /trader/notifications` (the same as SmsForwarder's). */
+    /** The bearer token of `POST /trader/offers` (the same as SmsForwarder's). */
     token: secrets.token,
   };
 }

@@ -24,17 +24,8 @@ const notificationFields = {
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
 };
 
-/** A bank notification and how it was matched (`GET /admin/notifications`, assign). */
+/** A stored pre-parsed bank notification and how it was matched (`GET /admin/notifications`). */
 export const NotificationSchema = Type.Object(notificationFields);
-
-/**
- * `POST /trader/notifications`: the stored notification; `duplicate` when the device sent the same
- * `message_id` before (then the first one's outcome).
- */
-export const NotificationIngestedSchema = Type.Object({
-  duplicate: Type.Boolean(),
-  ...Type.Partial(NotificationSchema).properties,
-});
 
 /** `POST /admin/devices` and `.../rotate`: the device with every app's setup and the pairing link, shown once. */
 export const DeviceCreatedSchema = Type.Object({
@@ -108,6 +99,21 @@ export const DeviceEventSchema = Type.Object({
   resolved_at: Nullable(Type.String()),
   resolution: Nullable(Type.String()),
   created_at: Type.String(),
+  candidates: Type.Optional(
+    Type.Array(
+      Type.Object({
+        id: Type.String({ description: 'The internal id' }),
+        order_id: Type.String({ description: "The merchant's order_id" }),
+        amount: Type.String(),
+        status: Type.String({ description: 'pending, or error (ended within the last day)' }),
+        expires_at: Nullable(Type.String()),
+      }),
+      {
+        description:
+          'Review items: the orders it could pay (same requisite and amount, pending or ended within a day)',
+      },
+    ),
+  ),
 });
 
 /** `POST /trader/offers`: the offer published (the pool module's `publishOffer` answer). */

@@ -121,6 +121,15 @@ export async function eventByKey(ex: Executor, deviceId: string, transportKey: s
   )[0];
 }
 
+/** Events of a device stored under any of `keys` (the same message's reports, event-dedup.ts). */
+export async function eventsByKeys(ex: Executor, deviceId: string, keys: string[]) {
+  return ex
+    .select()
+    .from(deviceEvents)
+    .where(and(eq(deviceEvents.deviceId, deviceId), inArray(deviceEvents.transportKey, keys)))
+    .orderBy(asc(deviceEvents.receivedAt));
+}
+
 /**
  * Credits of the other channel on the requisite received within `seconds` of `at` that another
  * message already settled (confirmed, in review, assigned): the candidates of an SMS + push pair.

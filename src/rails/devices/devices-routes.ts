@@ -1,15 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { preValidationAsyncHookHandler } from 'fastify';
 import { bearerToken } from '../../http/bearer.js';
-import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { OfferInput, type PoolService } from '../../modules/pool/index.js';
-import {
-  NotificationIngestedSchema,
-  NotificationSchema,
-  PublishedOfferSchema,
-} from './devices-admin-schemas.js';
+import { NotificationSchema, PublishedOfferSchema } from './devices-admin-schemas.js';
 import type { DeviceRow } from './devices-repository.js';
 import type { DevicesService } from './devices-service.js';
 
@@ -19,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-/** Requisite holders' devices: `POST /trader/notifications` and `POST /trader/offers` (Bearer device token). */
+/** Requisite holders' devices: `POST /trader/offers` (Bearer device token). */
 export function traderRoutes(app: App, deps: { devices: DevicesService; pool: PoolService }) {
   const deviceAuth: preValidationAsyncHookHandler = async (request) => {
     const token = bearerToken(request);
@@ -32,32 +27,6 @@ export function traderRoutes(app: App, deps: { devices: DevicesService; pool: Po
     if (!request.device) throw new AppError('UNAUTHORIZED');
     return request.device;
   };
-  app.post(
-    '/trader/notifications',
-    {
-      preValidation: deviceAuth,
-      schema: {
-        tags: ['trader'],
-        summary: 'A bank notification of an incoming transfer to one of the device holder requisites',
-        body: Type.Object({
-          message_id: Type.String({ minLength: 1, maxLength: 200 }),
-          requisite_id: Type.String({ maxLength: 64 }),
-          amount: Type.Union([
-            Type.Number({ exclusiveMinimum: 0 }),
-            Type.String({ pattern: '^\\d{1,15}(\\.\\d{1,2})?$' }),
-          ]),
-          currency: Type.String({ maxLength: 8 }),
-          received_at: Type.String({ maxLength: 40 }),
-          text: Type.Optional(Type.String({ maxLength: 2000 })),
-        }),
-        response: { 200: Envelope(NotificationIngestedSchema), ...errorResponses },
-      },
-    },
-    async (request) => ({
-      success: true as const,
-      data: await deps.devices.ingest(deviceOf(request), request.body),
-    }),
-  );
   app.post(
     '/trader/offers',
     {
@@ -80,7 +49,7 @@ export function traderRoutes(app: App, deps: { devices: DevicesService; pool: Po
   );
 }
 
-/** Admin: the pre-parsed bank notifications (issue 9); devices themselves: device-admin-routes.ts. */
+/** Admin: the history of pre-parsed bank notifications (read only); devices themselves: device-admin-routes.ts. */
 export function devicesAdminRoutes(app: App, deps: { devices: DevicesService }) {
   app.get(
     '/admin/notifications',
@@ -100,22 +69,6 @@ export function devicesAdminRoutes(app: App, deps: { devices: DevicesService }) 
       data: await deps.devices.listNotifications(
         request.query.status as 'matched' | 'unmatched' | 'late' | 'assigned' | undefined,
       ),
-    }),
-  );
-  app.post(
-    '/admin/notifications/:id/assign',
-    {
-      schema: {
-        tags: ['admin'],
-        summary: 'Confirm an order with an unmatched or late notification',
-        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-        body: Type.Object({ order_id: Type.String({ maxLength: 64 }) }),
-        response: { 200: Envelope(NotificationSchema), ...errorResponses },
-      },
-    },
-    async (request) => ({
-      success: true as const,
-      data: await deps.devices.assign(request.params.id, request.body.order_id, actorOf(request)),
     }),
   );
 }

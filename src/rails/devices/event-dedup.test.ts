@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type ReadCredit, sameTransfer, transportKey } from './event-dedup.js';
+import { nearKeys, type ReadCredit, sameTransfer, transportKey } from './event-dedup.js';
 
 const AT = new Date('2026-11-24T07:15:07.250Z');
 const event = {
@@ -21,13 +21,21 @@ describe('transportKey (issue 19 section 3: transport de-duplication)', () => {
     );
   });
 
-  it('another device, sender, second or text is another key', () => {
+  it('another device, sender, minute, channel or text is another key', () => {
     const key = transportKey(event);
     assert.notEqual(key, transportKey({ ...event, deviceId: 'dev-2' }));
     assert.notEqual(key, transportKey({ ...event, source: '9000' }));
-    assert.notEqual(key, transportKey({ ...event, receivedAt: new Date(AT.getTime() + 1000) }));
+    assert.notEqual(key, transportKey({ ...event, receivedAt: new Date(AT.getTime() + 60_000) }));
     assert.notEqual(key, transportKey({ ...event, text: 'СЧЁТ1234 10:15 Перевод 1502р' }));
     assert.notEqual(key, transportKey({ ...event, channel: 'push' }));
+  });
+
+  it('two apps a second apart are one message, across a minute boundary too', () => {
+    const atEnd = { ...event, receivedAt: new Date('2026-11-24T07:15:59.600Z') };
+    const next = { ...atEnd, receivedAt: new Date('2026-11-24T07:16:00.700Z') };
+    assert.notEqual(transportKey(atEnd), transportKey(next));
+    assert.ok(nearKeys(next).includes(transportKey(atEnd)));
+    assert.ok(nearKeys(atEnd).includes(transportKey(next)));
   });
 });
 

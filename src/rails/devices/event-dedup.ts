@@ -2,9 +2,9 @@
  * De-duplication of device events (issue 19 section 3), the two levels that are rules; the third
  * (a credit confirms at most one order, an order is paid by at most one credit) is unique
  * constraints in the database.
- * - Transport: an app's retries and duplicates carry another event id and a message id that is a
- *   32-bit hash of the content, so the key is our own hash of device, channel, source, receive time
- *   (to the second) and the normalised text.
+ * - Transport: an app's retries, and the same SMS reported by two apps on the phone, carry other
+ *   event ids and receive times a second or so apart, so the key is our own hash of device,
+ *   channel, source and normalised text, with the minute; reports within 60 s are one message.
  * - Channel: the SMS and the push notification of one transfer are one credit; two messages of the
  *   same channel never are (they may be two real payments of the same amount).
  */
@@ -19,23 +19,47 @@ import {
 /** How close in time the SMS and the push of one transfer arrive, in seconds. */
 export const CHANNEL_PAIR_SECONDS = 120;
 
-/** The transport key of an event: hex SHA-256 over its identifying parts. */
-export function transportKey(event: {
+/** How close in time two reports of one message are (two apps on the phone, an app's retry), in seconds. */
+export const SAME_MESSAGE_SECONDS = 60;
+
+/** An event as its keys see it. */
+export interface KeyedEvent {
   deviceId: string;
   channel: MessageChannel | 'heartbeat';
   source: string;
   receivedAt: Date;
   text: string;
-}): string {
-  const second = Math.floor(event.receivedAt.getTime() / 1000);
+}
+
+/** Hex SHA-256 of what makes two reports one message: device, channel, sender and normalised text. */
+export function contentKey(event: Omit<KeyedEvent, 'receivedAt'>): string {
   const parts = [
     event.deviceId,
     event.channel,
-    event.source.trim().toLowerCase(),
-    String(second),
+    event.source.replace(/\s+/g, '').toLowerCase(),
     normaliseMessage(event.text),
   ];
   return createHash('sha256').update(parts.join('\u0000')).digest('hex');
+}
+
+const minuteKey = (content: string, minute: number) =>
+  createHash('sha256').update(`${content}\u0000${minute}`).digest('hex');
+
+/**
+ * The transport key of an event (the unique key stored with it): its content key and the minute it
+ * was received. One message reported by two apps a second apart, or an app's retry, is the same
+ * content within `SAME_MESSAGE_SECONDS`; since that may cross a minute, `nearKeys` gives the keys a
+ * report of the same message may have been stored under.
+ */
+export function transportKey(event: KeyedEvent): string {
+  return minuteKey(contentKey(event), Math.floor(event.receivedAt.getTime() / 60_000));
+}
+
+/** The transport keys of the same content in the minute of `receivedAt` and the two around it. */
+export function nearKeys(event: KeyedEvent): string[] {
+  const content = contentKey(event);
+  const minute = Math.floor(event.receivedAt.getTime() / 60_000);
+  return [minute - 1, minute, minute + 1].map((m) => minuteKey(content, m));
 }
 
 /** A credit already read on the requisite, as the pairing compares it. */

@@ -1,8 +1,10 @@
 /**
  * Requisite holders' phones (issues 9 and 19): pairing and liveness, the messages they forward
- * (SMS Gateway for Android, SmsForwarder, the native batch), the review queue, and the pre-parsed
- * notifications endpoint kept for compatibility.
+ * (SMS Gateway for Android, SmsForwarder, the native batch) through one pipeline, the review queue,
+ * and the history of pre-parsed notifications.
  */
+
+export { REVIEW_REASONS, type ReviewReason } from './credit-matching.js';
 export { deviceAdminRoutes } from './device-admin-routes.js';
 export { createDeviceAdmin, type DeviceAdmin } from './device-admin-service.js';
 export { deviceCounts } from './device-counts.js';

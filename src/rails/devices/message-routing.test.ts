@@ -46,13 +46,19 @@ describe('routeMessage: which bank and requisite a message is about (issue 19 se
     assert.equal(r.bank, undefined);
     assert.equal(r.parsed.status, 'unparsed');
   });
-  it("a bank's sender with a text no rule reads is that bank's, unparsed (a new format for review)", () => {
+  it("a bank's sender with an amount but no direction is that bank's, in doubt (for review)", () => {
     const r = routeMessage(BANK_FORMATS, [sberCard], {
       channel: 'sms',
       source: '900',
       text: 'Совсем новый формат 1501р',
     });
     assert.equal(r.bank?.code, 'sber');
-    assert.equal(r.parsed.status, 'unparsed');
+    assert.equal(r.parsed.status === 'ambiguous' && r.parsed.doubt, 'no_direction');
+  });
+  it('an unknown sender with an ad or a code is a private message, not kept', () => {
+    for (const text of ['Скидка 50% на всё до 1500р!', 'Ваш код 4411']) {
+      const r = routeMessage(BANK_FORMATS, [sberCard], { channel: 'sms', source: 'SHOP', text });
+      assert.equal(r.bank, undefined, text);
+    }
   });
 });

@@ -32,6 +32,15 @@ export interface MessageRoute {
 }
 
 /**
+ * Whether a text from a sender no bank lists is kept as a bank's (for review as `unknown_source`):
+ * a credit, a block, or money whose reading is in doubt. Anything else is a private message.
+ */
+function mayBeMoney(parsed: ParsedMessage): boolean {
+  if (parsed.status === 'parsed') return parsed.kind === 'credit' || parsed.kind === 'block';
+  return parsed.status === 'ambiguous' && parsed.doubt !== 'no_direction';
+}
+
+/**
  * Routes a message: the banks that own the source (those of a bound requisite first); when the
  * source is no bank's, the bound requisites' banks are tried so that a credit or block from an
  * unknown sender is noticed (never credited). The requisites are the bound ones of that bank,
@@ -57,7 +66,7 @@ export function routeMessage(
   let parsed: ParsedMessage = { status: 'unparsed' };
   for (const format of tried) {
     const attempt = parseBankMessage(format, read);
-    if (attempt.status === 'unparsed') continue;
+    if (attempt.status === 'unparsed' || (!sourceAllowed && !mayBeMoney(attempt))) continue;
     bank = format;
     parsed = attempt;
     break;

@@ -1,6 +1,6 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import type { DeviceAdmin, DeviceReview } from '../../rails/devices/index.js';
+import type { DeviceAdmin, DeviceIngest, DeviceReview } from '../../rails/devices/index.js';
 import { checkCsrf, requirePermission } from './backoffice-session.js';
 import { act } from './console-messages.js';
 import { type Form, render, str } from './console-pages.js';
@@ -20,7 +20,10 @@ const STATUSES = [
  * Console pages for requisite holders' phones (issue 19): devices with state, health and warnings,
  * and the review queue of their messages with assign and dismiss (the same services as the admin API).
  */
-export function devicePages(pages: App, services: { deviceAdmin: DeviceAdmin; deviceReview: DeviceReview }) {
+export function devicePages(
+  pages: App,
+  services: { deviceAdmin: DeviceAdmin; deviceReview: DeviceReview; deviceIngest: DeviceIngest },
+) {
   pages.get('/backoffice/devices', async (request, reply) => {
     requirePermission(request, 'pool.read');
     return render(request, reply, 'devices.eta', { list: await services.deviceAdmin.list() });
@@ -54,6 +57,21 @@ export function devicePages(pages: App, services: { deviceAdmin: DeviceAdmin; de
       if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
       await services.deviceReview.dismiss(id, reason, user.actor);
       return 'dismissed';
+    });
+  });
+  pages.post('/backoffice/device-events/:id/sender', async (request, reply) => {
+    const form = request.body as Form;
+    checkCsrf(request, form._csrf);
+    const user = requirePermission(request, 'pool.manage');
+    const { id } = request.params as { id: string };
+    return act(reply, '/backoffice/device-events', async () => {
+      const bank = str(form.bank);
+      if (!bank) throw new AppError('VALIDATION_ERROR', [{ field: 'bank', problem: 'is required' }]);
+      const done = await services.deviceIngest.senderIs(id, bank, user.actor);
+      const outcome = done.outcome
+        ? [done.outcome.status, done.outcome.reason].filter(Boolean).join(' ')
+        : '—';
+      return { key: 'senderMarked', values: { source: done.source, bank, outcome } };
     });
   });
 }

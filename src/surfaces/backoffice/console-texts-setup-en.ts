@@ -18,6 +18,7 @@ export const CONSOLE_SETUP_EN = {
   flash_appealAccepted: 'Appeal accepted: the order succeeded as a late payment.',
   flash_dismissed: 'Dismissed.',
   flash_assigned: 'Order {order} confirmed with the message.',
+  flash_senderMarked: 'The sender {source} is now {bank}’s; the message was decided again: {outcome}.',
   flash_receiptAccepted: 'Receipt accepted.',
   flash_receiptRejected: 'Receipt rejected.',
   flash_ipAllowlistSaved: 'IP allowlist saved.',
@@ -45,6 +46,9 @@ export const CONSOLE_SETUP_EN = {
   err_INVALID_AMOUNT_text: '{detail}',
   err_REQUISITE_ALREADY_BOUND: 'Already bound',
   err_REQUISITE_ALREADY_BOUND_text: 'This requisite is bound to another device. {detail}',
+  err_MESSAGE_NOT_FOR_ORDER: 'Not this order',
+  err_MESSAGE_NOT_FOR_ORDER_text:
+    'A bank message confirms only a fiat PAYIN of its own requisite and amount, pending or ended within a day. {detail}',
   err_EXCHANGE_RATE_UNAVAILABLE: 'No exchange rate',
   err_EXCHANGE_RATE_UNAVAILABLE_text: 'No fresh rate for this pair. {detail}',
   err_RECEIPT_UNSUPPORTED_FORMAT: 'File not accepted',

@@ -15,6 +15,7 @@ export const CONSOLE_SETUP_RU = {
   flash_appealAccepted: 'Апелляция принята: заказ успешен как поздняя оплата.',
   flash_dismissed: 'Отклонено.',
   flash_assigned: 'Заказ {order} подтверждён этим сообщением.',
+  flash_senderMarked: 'Отправитель {source} теперь в списке {bank}; сообщение решено заново: {outcome}.',
   flash_receiptAccepted: 'Чек принят.',
   flash_receiptRejected: 'Чек отклонён.',
   flash_ipAllowlistSaved: 'Список IP сохранён.',
@@ -42,6 +43,9 @@ export const CONSOLE_SETUP_RU = {
   err_INVALID_AMOUNT_text: '{detail}',
   err_REQUISITE_ALREADY_BOUND: 'Уже привязан',
   err_REQUISITE_ALREADY_BOUND_text: 'Этот реквизит привязан к другому телефону. {detail}',
+  err_MESSAGE_NOT_FOR_ORDER: 'Не этот заказ',
+  err_MESSAGE_NOT_FOR_ORDER_text:
+    'Банковское сообщение подтверждает только фиатный PAYIN своего реквизита и своей суммы, ожидающий оплаты или завершённый не более суток назад. {detail}',
   err_EXCHANGE_RATE_UNAVAILABLE: 'Нет курса',
   err_EXCHANGE_RATE_UNAVAILABLE_text: 'Нет свежего курса для этой пары. {detail}',
   err_RECEIPT_UNSUPPORTED_FORMAT: 'Файл не принят',

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { REVIEW_REASONS } from '../../rails/devices/index.js';
 import { ageText } from './backoffice-dashboard-pages.js';
 import { errorFlashText, flashText } from './console-messages.js';
 import { orderStateText, timeIn } from './console-pages.js';
@@ -12,6 +13,12 @@ describe('console catalogue (issue 23 item 6)', () => {
       for (const [key, text] of Object.entries(texts)) assert.ok(text.trim(), `${lang}.${key}`);
     const kinds = Object.keys(CONSOLE_TEXTS.en).filter((k) => k.endsWith('_title'));
     for (const k of kinds) assert.ok(Object.hasOwn(CONSOLE_TEXTS.en, k.replace(/_title$/, '_changes')), k);
+  });
+
+  it("every reason a phone's message waits for a person reads as words in both languages", () => {
+    for (const reason of [...REVIEW_REASONS, 'unknown_source_block'])
+      for (const lang of ['en', 'ru'] as const)
+        assert.ok(Object.hasOwn(CONSOLE_TEXTS[lang], `review_${reason}`), `${lang} review_${reason}`);
   });
 
   it('fill leaves unknown holes and takes no prototype keys; ages read in the page language', () => {

@@ -7,6 +7,8 @@ export const mts: BankFormat = {
   name: 'МТС Банк',
   senders: ['MTS-Bank', 'MTSBank'],
   packages: ['ru.mts.money'],
+  // MTS Bank writes money in to a card as "Перевод на карту ES *4579; ...; 2 600,00 RUB".
+  direction: { incoming: [/перевод на карту/iu, /perevod na kartu/iu] },
   rules: [
     {
       id: 'mts.credit',

@@ -7,14 +7,18 @@ export const sber: BankFormat = {
   name: 'Сбербанк',
   senders: ['900', 'SberBank'],
   packages: ['ru.sberbankmobile'],
+  // The short SMS writes an outgoing transfer as a bare "перевод 2 480р" (no "+", "из" or "от").
+  direction: { outgoing: [/\d{1,2}:\d{2} перевод \d+(?:[.,]\d{1,2})? ?₽(?!\.? (?:от|из) )/iu] },
   rules: [
     {
       id: 'sber.credit.sms',
       kind: 'credit',
       channels: ['sms'],
       pattern: pattern(
-        String.raw`^(?:СЧ[ЁЕ]Т|MIR-|МИР-|VISA|ECMC|MAES)${M} (?:\d{1,2}\.\d{1,2} )?${TIME} (?:Перевод|[Зз]ачисление)`,
-        String.raw`(?: из (?<payerBank>[^+\d]+?))? \+?${A('amount')} ?${RUB}`,
+        String.raw`^(?:СЧ[ЁЕ]Т|MIR-|МИР-|VISA|ECMC|MAES)${M} (?:\d{1,2}\.\d{1,2} )?${TIME} `,
+        // "Перевод" is incoming only with "из <bank>", a "+" or "от <payer>" (a bare one is outgoing).
+        String.raw`(?:Перевод (?:из (?<payerBank>[^+\d]+?) |(?=\+|\d+(?:[.,]\d{1,2})? ?₽\.? от ))|[Зз]ачисление )`,
+        String.raw`\+?${A('amount')} ?${RUB}`,
         String.raw`(?: от (?<payer>.+?))?(?: Баланс: ${A('balance')} ?₽)?\.?$`,
       ),
       examples: [
@@ -77,7 +81,8 @@ export const sber: BankFormat = {
       channels: ['sms', 'push'],
       pattern: pattern(
         String.raw`^(?:СЧ[ЁЕ]Т|MIR-|МИР-|VISA|ECMC|MAES)${M} (?:\d{1,2}\.\d{1,2} )?${TIME} `,
-        String.raw`(?:Покупка|Оплата|[Сс]писание|Выдача|Перевод (?:на|для) .+?) ${A('amount')} ?${RUB}`,
+        String.raw`(?:Покупка|Оплата|[Сс]писание|Выдача|Перевод (?:на|для) .+?|Перевод(?= \d+(?:[.,]\d{1,2})? ?₽(?!\.? от )))`,
+        String.raw` ${A('amount')} ?${RUB}`,
       ),
       examples: [
         {
@@ -87,6 +92,10 @@ export const sber: BankFormat = {
         {
           text: 'СЧЁТ1234 11:40 Перевод для Пётр С. 700р Баланс: 11 800.50р',
           fields: { amount: '700', currency: 'RUB', mask: '1234', time: '11:40' },
+        },
+        {
+          text: 'СЧЁТ3391 14:22 перевод 2 480р Баланс: 9 980.50р',
+          fields: { amount: '2480', currency: 'RUB', mask: '3391', time: '14:22' },
         },
       ],
     },

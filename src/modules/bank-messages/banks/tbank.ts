@@ -9,6 +9,8 @@ export const tbank: BankFormat = {
   name: 'Т-Банк',
   senders: ['T-Bank', 'Tinkoff'],
   packages: ['com.idamob.tinkoff.android'],
+  // "Перевод, счет RUB. 700 ₽" is money going out (incoming money is "Пополнение").
+  direction: { outgoing: [/^перевод, /iu] },
   rules: [
     {
       id: 'tbank.credit.sms',

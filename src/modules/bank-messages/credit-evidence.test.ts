@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { BANK_FORMATS, bankFormat } from './bank-formats.js';
+import type { BankFormat, MessageChannel } from './bank-rule.js';
+import { type ParsedMessage, parseBankMessage } from './parse-message.js';
+
+// Texts here are synthetic (invented names and amounts) in the shapes banks write; the real-format
+// corpus lives in test/fixtures/bank-messages.
+const bank = (code: string) => bankFormat(code) as BankFormat;
+const read = (code: string, text: string, channel: MessageChannel = 'sms') =>
+  parseBankMessage(bank(code), { channel, text });
+const kindOf = (p: ParsedMessage) => (p.status === 'parsed' ? p.kind : p.status);
+const amountOf = (p: ParsedMessage) => (p.status === 'parsed' ? p.fields.amount : undefined);
+
+describe('a credit needs evidence that money came in', () => {
+  it("Sberbank's bare 'перевод' in its short SMS is money going out, never a credit", () => {
+    const parsed = read('sber', 'СЧЁТ3391 14:22 перевод 2 480р Баланс: 9 980.50р');
+    assert.equal(kindOf(parsed), 'debit');
+    assert.equal(amountOf(parsed), '2480');
+  });
+
+  it("Sberbank's transfer with '+', 'из' or 'от' is a credit", () => {
+    for (const text of [
+      'СЧЁТ3391 14:22 Перевод +2 480р Баланс: 9 980.50р',
+      'СЧЁТ3391 14:22 Перевод из Т-Банк 2 480р Баланс: 9 980.50р',
+      'СЧЁТ3391 14:22 Перевод 2 480р от Иван И. Баланс: 9 980.50р',
+    ])
+      assert.equal(kindOf(read('sber', text)), 'credit', text);
+  });
+
+  it('formats no rule knows are read by their parts, in any bank', () => {
+    const cases: Array<[string, string, string]> = [
+      ['vtb', 'Вам поступил перевод 3 100 ₽ от Иван И. по СБП. Баланс 10 000 ₽', '3100'],
+      ['alfa', 'Зачислен перевод по СБП 1 250,50 RUR на счёт *4412 от ИВАН И.', '1250.50'],
+      ['gasprom', 'Karta *1234 zachislenie 700.00 RUB. Dostupno 1500.00 RUB', '700.00'],
+      ['pochta', 'Получен перевод 990 руб. от Анна К.', '990'],
+    ];
+    for (const [code, text, amount] of cases) {
+      const parsed = read(code, text);
+      assert.equal(kindOf(parsed), 'credit', text);
+      assert.equal(amountOf(parsed), amount, text);
+    }
+  });
+
+  it('outgoing words make a debit: purchase, payment, write-off, transfer to, cash, a minus sign', () => {
+    for (const text of [
+      'Покупка 2 480 ₽ PYATEROCHKA. Карта *1234',
+      'Оплата услуг 2 480 ₽ МТС',
+      'Списание 2 480 ₽ по счёту *1234',
+      'Перевод на карту Иван И. 2 480 ₽',
+      'Снятие наличных 2 480 ₽ ATM 0012',
+      'Карта *1234: -2 480 ₽. Остаток 100 ₽',
+    ])
+      assert.equal(kindOf(read('vtb', text)), 'debit', text);
+  });
+
+  it("per-bank words where banks differ: MTS Bank's 'Перевод на карту' is money in", () => {
+    const text =
+      'Перевод на карту ES *4579; 19.01 16:19; TINKOFF BANK CARD2CARD>MOSCOW RU; 2 600,00 RUB; Лимит: 30 652,47 RUB';
+    assert.equal(kindOf(read('mts', text)), 'credit');
+    assert.equal(amountOf(read('mts', text)), '2600.00');
+    assert.equal(kindOf(read('vtb', text)), 'debit');
+  });
+
+  it("a zero amount, a failed operation and money to the holder's own savings are not credits", () => {
+    for (const text of [
+      'Счет *9964 зачисление на сумму 0р. Доступно 0р.',
+      'VISA4570: не удалось пополнить Копилку на 6.5руб. по техническим причинам.',
+      'СЧЁТ9820 Зачисление средств 728 921.9р на счёт Накопительный счёт *7845. Баланс *9820: 1044.91р.',
+      'ХАЛВА погашено 2000.00 р. Платеж по графику рассрочки внесен целиком',
+    ])
+      assert.notEqual(kindOf(read('ozon', text)), 'credit', text);
+  });
+
+  it('neither direction, or both, is ambiguous with the doubt named; never a credit', () => {
+    const none = read('vtb', 'Операция 2 480 ₽ по карте *1234');
+    assert.deepEqual(none.status === 'ambiguous' && none.doubt, 'no_direction');
+    const both = read('vtb', 'Зачисление 2 480 ₽ и списание 2 480 ₽ по карте *1234');
+    assert.equal(both.status, 'ambiguous');
+  });
+
+  it('a credit rule whose text also shows an outgoing word is not a credit', () => {
+    const parsed = read('tbank', 'Пополнение, счет RUB. 2 480 ₽. Покупка Иван И. Доступно 5 000 ₽');
+    assert.equal(parsed.status, 'ambiguous');
+  });
+
+  it('two movement amounts are ambiguous (a balance, a fee or a limit are not movements)', () => {
+    const two = read('ozon', 'Зачисление 2 480 ₽ от Иван И. и 1 000 ₽ от Пётр П.');
+    assert.deepEqual(two.status === 'ambiguous' && two.doubt, 'two_amounts');
+    const withFee = read('ozon', 'Зачисление 2 480 ₽ от Иван И. Комиссия 0 ₽. Баланс 9 000 ₽');
+    assert.equal(amountOf(withFee), '2480');
+  });
+
+  it("a push's title that says money went out overrides a text that reads as a credit", () => {
+    const parsed = parseBankMessage(bank('alfa'), {
+      channel: 'push',
+      title: 'Списание',
+      text: '4 100 ₽ от Анна К.',
+    });
+    assert.notEqual(kindOf(parsed), 'credit');
+  });
+});
+
+describe("a payer's comment is never the bank's words", () => {
+  it('words of a block inside a transfer do not make it a block', () => {
+    for (const [code, text] of [
+      ['tbank', 'Пополнение, счет RUB. 10 ₽. Иван И. ваш перевод ограничен'],
+      ['sber', 'Перевод от Иван И. +10 ₽ Сообщение: Ваша карта заблокирована'],
+      ['ozon', 'Пополнение на 10 ₽ от Иван И. «Операции по карте приостановлены по 161-ФЗ»'],
+    ] as const) {
+      const parsed = read(code, text, code === 'sber' ? 'push' : 'sms');
+      assert.notEqual(kindOf(parsed), 'block', text);
+    }
+  });
+
+  it("the bank's own block notice is a block", () => {
+    for (const format of BANK_FORMATS) {
+      const parsed = read(format.code, 'Операции по карте *1234 приостановлены. Обратитесь в банк');
+      assert.equal(kindOf(parsed), 'block', format.code);
+    }
+  });
+
+  it("a comment that mimics a bank's credit notice does not change the amount", () => {
+    const parsed = read('sber', 'Перевод от Иван И. +10 ₽ Сообщение: Зачисление 5 000р', 'push');
+    assert.equal(kindOf(parsed), 'credit');
+    assert.equal(amountOf(parsed), '10');
+  });
+});
+
+describe('normalisation: the same credit in every spelling', () => {
+  const spellings = ['р', 'р.', 'руб', 'руб.', 'RUB', 'RUR', '₽', ' ₽', ' руб.', 'рублей'];
+  for (const rouble of spellings) {
+    it(`the rouble as '${rouble}'`, () => {
+      const parsed = read('vtb', `Поступление 1500${rouble} Счет*1234 от АННА К.`);
+      assert.equal(kindOf(parsed), 'credit', rouble);
+      assert.equal(amountOf(parsed), '1500');
+    });
+  }
+
+  it('typographic spaces: no-break, thin and narrow no-break inside the amount', () => {
+    for (const space of ['\u00A0', '\u2009', '\u202F']) {
+      const parsed = read('vtb', `Поступление 1${space}500${space}₽ Счет*1234 от АННА К.`);
+      assert.equal(amountOf(parsed), '1500', JSON.stringify(space));
+    }
+  });
+
+  it('look-alikes both ways: Latin in a Cyrillic word, Cyrillic in a Latin word', () => {
+    const latinInCyrillic = read('vtb', 'Пoступлeниe 1500 ₽ Счет*1234 от АННА К.');
+    assert.equal(kindOf(latinInCyrillic), 'credit');
+    const cyrillicInLatin = read('raiffeisen', 'Kаrtа *1234; Postuplenie: 1500.00 RUВ; Ostatok: 100.00 RUR');
+    assert.equal(kindOf(cyrillicInLatin), 'credit');
+    assert.equal(amountOf(cyrillicInLatin), '1500.00');
+  });
+});
+
+describe('hostile input', () => {
+  it('a huge text is read by its first 2 000 characters, fast, and is no credit of its tail', () => {
+    const tail = ' Зачисление 5 000 ₽'.repeat(50_000);
+    const started = performance.now();
+    const parsed = read('vtb', `${'а'.repeat(3000)}${tail}`);
+    assert.ok(performance.now() - started < 1000, 'within a second');
+    assert.notEqual(kindOf(parsed), 'credit');
+  });
+
+  it('pathological repetitions of digits, signs and spaces finish quickly and credit nothing', () => {
+    for (const text of [
+      `${'1 '.repeat(1500)}₽`,
+      `+${'9'.repeat(1900)}`,
+      `${'*1234 '.repeat(300)}зачисление`,
+      'от '.repeat(600),
+    ]) {
+      const started = performance.now();
+      const parsed = read('sber', text);
+      assert.ok(performance.now() - started < 500, text.slice(0, 20));
+      assert.notEqual(kindOf(parsed), 'credit', text.slice(0, 20));
+    }
+  });
+});

@@ -1,0 +1,228 @@
+/**
+ * Reading a bank message by the parts every bank's notice has (docs/decisions.md "Bank messages:
+ * how they are read and when they credit"): the direction (a word or a sign), the amount with its
+ * currency, the card or account ending, the balance, the counterparty and the time. Pure: the text
+ * is already normalised (normalise.ts); per-bank data only adds direction words a bank uses alone.
+ *
+ * The payer's comment ("Сообщение: ...", a quoted text) is cut off first: nothing in it is evidence
+ * of a direction, an amount or a block.
+ */
+
+/** Which way money moved, by the evidence the text shows. */
+export type Direction = 'in' | 'out' | 'none' | 'both';
+
+/** What a text without money movement is. */
+export type Noise = 'otp' | 'ad' | 'balance' | 'info';
+
+/** A bank's own direction words where it differs from the others (bank-rule.ts `BankFormat`). */
+export interface DirectionHints {
+  incoming?: readonly RegExp[];
+  outgoing?: readonly RegExp[];
+}
+
+/** The parts of one message. Amounts are decimal strings with a dot, in currency units. */
+export interface MessageParts {
+  /** The text without the payer's comment. */
+  body: string;
+  /** The payer's comment, when the text marks one. */
+  comment?: string;
+  direction: Direction;
+  /** Every money amount of the body that is not a balance, a fee or a limit, in order. */
+  amounts: string[];
+  /** ISO 4217 code of the first amount. */
+  currency?: string;
+  mask?: string;
+  balance?: string;
+  payer?: string;
+  time?: string;
+  /** The text is the bank's own notice of a block or suspension (not a transfer's words). */
+  block: boolean;
+  /** What the text is when it moves no money; undefined when it shows a movement or an amount. */
+  noise?: Noise;
+}
+
+/** Where the payer's own words start: a marker, or a quoted text. */
+const COMMENT_MARKER =
+  /(?:^|[ .,;])(?:сообщение(?: от отправителя| отправителя)?|комментарий(?: отправителя)?|коммент|назначение(?: платежа)?|текст|soobshchenie|kommentariy)\s*[:-]/iu;
+const QUOTED = /«[^»]*»|"[^"]*"|“[^”]*”|'[^']*'/gu;
+
+/** A money amount after normalisation: an optional sign, digits, optional decimals, a currency. */
+const MONEY =
+  /(?<![\d.,])(?<sign>[+➕-] ?)?(?<num>\d+(?:[.,]\d{1,2})?) ?(?<cur>₽|USD|EUR|\$|€|KZT|BYN)(?![A-Za-z])/giu;
+/** Words before an amount that make it a balance, a fee, a limit or a bonus rather than the movement. */
+const LABELS = String.raw`(?:bal|баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|лимит|limit|комисси|komissi|кэшбэк|кешбэк|cashback|бонус|можно тратить|теперь у (?:вас|тебя)|сумма вклада|summa vklada|собственные средства|sobstv|кредит|kredit|kred\.|долг|ispolzovano|использовано|из них|💳)`;
+const AFTER_LABEL = String.raw`[а-яёa-z]*\.?:?(?: [а-яёa-z*•\d.]+){0,3}:? ?\(?$`;
+const LABELLED = new RegExp(LABELS + AFTER_LABEL, 'iu');
+const BALANCE_LABEL = new RegExp(
+  String.raw`(?:баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|можно тратить|теперь у (?:вас|тебя)|💳)` +
+    AFTER_LABEL,
+  'iu',
+);
+
+const INCOMING: readonly RegExp[] = [
+  /зачисл[а-я]*/iu,
+  /поступ[а-я]*/iu,
+  /пополн[а-я]*/iu,
+  /внес(?:ен|л)[а-я]*/iu,
+  /приход/iu,
+  /зарплат|заработн/iu,
+  /входящ[а-я]* перевод/iu,
+  /перевод(?: по сбп| сбп)? (?:от|из)\s/iu,
+  /вам (?:перев[её]л|пришёл перевод|пришел перевод)|доставлен перевод/iu,
+  /перев[её]л(?:\(а\)|а)? вам/iu,
+  /получен[а-я]* перевод|перевод получен/iu,
+  /баланс[а-я\d ]* увеличен|увеличен баланс/iu,
+  /(?:zachisl|postup|popoln|vnesen|prihod|poluchen perevod|perevod ot|uvelichen balans|zarplat|zarabotn)[a-z]*/iu,
+  /cash-in/iu,
+  /\d ?₽\.?,? от [^\d\s]/iu,
+];
+
+const OUTGOING: readonly RegExp[] = [
+  /списан[а-я]*/iu,
+  /покупк[а-я]*/iu,
+  /оплат[а-я]*/iu,
+  /перевод (?:на|для|по реквизитам)\s/iu,
+  /снят[а-я]*/iu,
+  /выдач[а-я]*/iu,
+  /вы перевели|отправлен[а-я]* перевод|исходящ[а-я]*/iu,
+  /(?:spisan|pokupka|oplata|snyatie|vydacha|perevod na)[a-z]*/iu,
+  // Money moved to the holder's own savings: a piggy bank, a deposit, a savings account.
+  /(?:пополнени[ея]|на|в) (?:сч[её]т )?(?:копилк|вклад|накопительн|сберегательн)/iu,
+  /(?:^|[ .:;])(?:вклад|vklad)[а-яa-z]*/iu,
+  // A loan or instalment repaid.
+  /погаш[а-я]*|pogash[a-z]*/iu,
+];
+
+/** Words between a balance's label and an amount that make the amount the movement. */
+const GROWN = /увеличен|уменьшен|пополнил|uvelichen|popolnil/iu;
+
+/** An operation that did not happen: no money moved. */
+const FAILED = /не удалось|не выполнен|отклонен|отказ(?:ано)? в|недостаточно средств|otkaz|otklonen/iu;
+
+const BLOCK =
+  /(?:карт|сч[её]т|операци|доступ|karta|schet)[^.]{0,60}?(?:заблокирован|приостановлен|ограничен|zablokirovan|priostanovlen)|(?:115|161)-ФЗ/iu;
+const OTP = /(?:код|пароль|code|kod|parol)[^\d₽]{0,30}\d{4,8}(?![\d₽])/iu;
+const AD =
+  /кэшбэк|кешбэк|cashback|акци[яи]|скидк|предлага|одобрен|оформ(?:ите|ить)|кредит|вклад|ставк|подробнее|бонус|промокод|розыгрыш|выгод|%/iu;
+/** A card or account ending: after `*`/`•`, after a card, account or contract word, or a leading card name. */
+const MASKS: readonly RegExp[] = [
+  /[*•#]{1,4} ?\d*?(?<mask>\d{4})(?!\d)/u,
+  /(?:MIR|МИР|VISA|ECMC|MAES|MC|Card|Karta|Карт[аеуы]|СЧ[ЁЕ]Т|сч[её]т[а-я]*|schet[a-z]*|договор[а-я]*|контракт[а-я]*|kontrakt|dogovor[a-z]*)[- :]*(?:№ ?)?[\d*]*?(?<mask>\d{4})(?![\d*])/iu,
+  /^(?:[A-Za-zА-ЯЁа-яё]+ )*[A-Za-zА-ЯЁа-яё]+-?(?<mask>\d{4})(?![\d:.])/u,
+];
+const PAYER = /(?:^|[ .,;])(?:от|ot) (?<payer>[А-ЯЁA-Z][^.;,\d₽]*?)(?=[.;,]| по | через | на |$)/u;
+const TIME = /(?<![\d:])(?<time>[0-2]?\d:[0-5]\d)(?![\d:])/u;
+
+const CURRENCY: Record<string, string> = { '₽': 'RUB', $: 'USD', '€': 'EUR' };
+const decimal = (num: string) => num.replace(',', '.').replace(/^0+(?=\d)/, '');
+
+/** The text cut at the payer's comment, and quoted words removed. */
+export function splitComment(text: string): { body: string; comment?: string } {
+  const marker = COMMENT_MARKER.exec(text);
+  const head = marker ? text.slice(0, marker.index) : text;
+  const quoted = head.match(QUOTED) ?? [];
+  const body = head.replace(QUOTED, ' ').replace(/ {2,}/g, ' ').trim();
+  const comment = [...quoted, marker ? text.slice(marker.index) : ''].join(' ').trim();
+  return comment ? { body, comment } : { body };
+}
+
+/**
+ * The direction the evidence in `body` shows (both: evidence of each, none: of neither). A sign
+ * counts only on a movement amount (`signs`, not a balance's). A bank's own incoming words are
+ * taken out before outgoing words are looked for (MTS Bank's "Перевод на карту" is money in).
+ */
+export function directionOf(
+  body: string,
+  hints: DirectionHints = {},
+  signs: { plus: boolean; minus: boolean } = { plus: false, minus: false },
+): Direction {
+  const has = (text: string, list: readonly RegExp[]) => list.some((re) => re.test(text));
+  const own = hints.incoming ?? [];
+  const rest = own.reduce((text, re) => text.replace(new RegExp(re.source, 'giu'), ' '), body);
+  const incoming = signs.plus || has(body, INCOMING) || has(body, own);
+  const outgoing = signs.minus || has(rest, OUTGOING) || has(rest, hints.outgoing ?? []);
+  if (incoming && outgoing) return 'both';
+  if (incoming) return 'in';
+  return outgoing ? 'out' : 'none';
+}
+
+/** The money amounts of `body`: movements (in order), their signs, and the first balance. */
+function amountsOf(body: string) {
+  const amounts: string[] = [];
+  const signs = { plus: false, minus: false };
+  let currency: string | undefined;
+  let balance: string | undefined;
+  for (const m of body.matchAll(MONEY)) {
+    const groups = m.groups as { sign?: string; num: string; cur: string };
+    const before = body.slice(Math.max(0, (m.index ?? 0) - 40), m.index);
+    // "Баланс карты увеличен на 500 р." names the movement, not a balance.
+    if (LABELLED.test(before) && !GROWN.test(before.slice(-30))) {
+      if (balance === undefined && BALANCE_LABEL.test(before)) balance = decimal(groups.num);
+      continue;
+    }
+    amounts.push(decimal(groups.num));
+    if (groups.sign?.startsWith('+') || groups.sign?.startsWith('➕')) signs.plus = true;
+    if (groups.sign?.startsWith('-') && /(?:^|[ (:;])$/.test(before)) signs.minus = true;
+    currency ??= CURRENCY[groups.cur] ?? groups.cur.toUpperCase();
+  }
+  return { amounts, signs, ...(currency ? { currency } : {}), ...(balance ? { balance } : {}) };
+}
+
+/** The first card or account ending the body shows (the earliest of the mask patterns). */
+function maskOf(body: string): string | undefined {
+  let best: { at: number; mask: string } | undefined;
+  for (const re of MASKS) {
+    const m = re.exec(body);
+    if (m?.groups?.mask && (!best || m.index < best.at)) best = { at: m.index, mask: m.groups.mask };
+  }
+  return best?.mask;
+}
+
+/** A one-time code or an ad, by its words. */
+const codeOrAd = (body: string): Noise | undefined =>
+  OTP.test(body) ? 'otp' : AD.test(body) ? 'ad' : undefined;
+
+/** What a text that shows no direction is. */
+function noiseOf(body: string, hasAmount: boolean, hasBalance: boolean): Noise | undefined {
+  const named = codeOrAd(body);
+  if (named || hasAmount) return named;
+  return hasBalance ? 'balance' : 'info';
+}
+
+/**
+ * The parts of a normalised message. A block is the bank's own notice: its words in the body (not
+ * the comment), with no incoming evidence and no money amount in the text (a transfer that carries
+ * the words is a transfer). An operation that failed moved nothing (noise). Noise is named for a text with no direction (a code, an ad, a balance,
+ * other info) and for one with a direction word but no amount (a code or an ad only).
+ */
+export function readParts(text: string, hints: DirectionHints = {}): MessageParts {
+  const { body, comment } = splitComment(text);
+  const { signs, ...money } = amountsOf(body);
+  const failed = FAILED.test(body);
+  const direction = failed ? 'none' : directionOf(body, hints, signs);
+  const mask = maskOf(body);
+  const payer = direction === 'in' ? PAYER.exec(body)?.groups?.payer?.trim() : undefined;
+  const time = TIME.exec(body)?.groups?.time;
+  const block = BLOCK.test(body) && direction !== 'in' && direction !== 'both' && money.amounts.length === 0;
+  const hasAmount = money.amounts.length > 0;
+  const noise = block
+    ? undefined
+    : failed
+      ? 'info'
+      : direction === 'none'
+        ? noiseOf(body, hasAmount, !!money.balance)
+        : hasAmount
+          ? undefined
+          : codeOrAd(body);
+  return {
+    body,
+    ...(comment ? { comment } : {}),
+    direction,
+    ...money,
+    ...(mask ? { mask } : {}),
+    ...(payer ? { payer } : {}),
+    ...(time ? { time } : {}),
+    block,
+    ...(noise ? { noise } : {}),
+  };
+}

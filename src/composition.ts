@@ -90,7 +90,7 @@ export function createServices(deps: {
       intervalSeconds: config.rateSourcesIntervalSeconds,
     }),
   });
-  // Rate staleness alert (issue 20 section 2): the freshest source's age per pair, the stale pairs.
+  // Rate staleness alert (docs/decisions.md section 22): the freshest source's age per pair, the stale pairs.
   metrics.labelledGauge(
     'rate_source_age_seconds',
     "Age of each pair's freshest source quote (USDT/RUB...)",
@@ -129,7 +129,7 @@ export function createServices(deps: {
     'Age of the oldest due, undelivered webhook (0 when none)',
     () => webhooks.outboxLagSeconds(),
   );
-  // Issue 21 section 3: the merchant's event subscriptions, written with each move through the outbox.
+  // docs/decisions.md section 26: the merchant's event subscriptions, written with each move through the outbox.
   const eventSubscriptions = createEventSubscriptions({
     database,
     clock,
@@ -155,7 +155,7 @@ export function createServices(deps: {
         extra: { receipt: { id: receipt.id, status: receipt.status, reason: receipt.reason } },
       }),
   });
-  // Issue 21 section 4: late-payment claims, resolved by operators through the lifecycle.
+  // docs/decisions.md section 27: late-payment claims, resolved by operators through the lifecycle.
   const appeals = createAppealsService({
     database,
     clock,
@@ -254,7 +254,7 @@ export function createServices(deps: {
     takeOffer: pool.takeOffer,
     onCreated: (type, direction) => metrics.orderCreated(type, direction),
   });
-  // Issue 21 section 2: test keys' orders driven to each outcome through the same lifecycle.
+  // docs/decisions.md section 29: test keys' orders driven to each outcome through the same lifecycle.
   const sandbox = createSandboxService({ database, clock, lifecycle, orders, crypto, receipts });
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
   redis?.on('error', (err) =>

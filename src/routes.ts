@@ -134,7 +134,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     loginThrottle: createRateLimits({ enabled: true }).failures('backoffice-login', RATE_RULES.login),
   });
 
-  // The merchant portal (issue 21): its own sessions; wrong passwords limited like the console's.
+  // The merchant portal (docs/decisions.md section 28): its own sessions; wrong passwords limited like the console's.
   portalRoutes(app, {
     users: services.portalUsers,
     portal: services.portal,

@@ -145,7 +145,7 @@ export function operationIdOf(method: string, path: string): string {
 export interface OpenApiExtras {
   /** The success webhook body (the webhooks module's WebhookBodySchema). */
   webhookBody: TObject;
-  /** Event subscriptions (issue 21): the event body and the event types, for the webhooks section. */
+  /** Event subscriptions (docs/decisions.md section 26): the event body and the event types, for the webhooks section. */
   events?: { body: TObject; types: readonly string[] };
 }
 
@@ -187,7 +187,7 @@ function eventWebhooks(events: OpenApiExtras['events']): Record<string, unknown>
   );
 }
 
-/** The OpenAPI 3.1 document generated from the route schemas (issue 10 section 4). */
+/** The OpenAPI 3.1 document generated from the route schemas (README "Deployment"). */
 export function openApiOptions(publicBaseUrl: string, extras: OpenApiExtras): FastifyDynamicSwaggerOptions {
   const webhookKeys = Object.keys(extras.webhookBody.properties).join(', ');
   return {

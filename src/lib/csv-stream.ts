@@ -18,7 +18,7 @@ export function neutraliseCell(value: string): string {
 
 /**
  * Streams rows through csv-stringify with a header row: the database is read a page at a time and
- * the answer written as it goes, so no export is held in memory whatever its size (issues 21, 23).
+ * the answer written as it goes, so no export is held in memory whatever its size (docs/decisions.md sections 28 and 32).
  * Joined with `pipeline`, not `pipe`: a failed read (the database gone mid-export) ends the CSV
  * stream with that error, so the answer is cut off instead of left open, and a client that goes away
  * stops the reads. Every text cell goes through `neutraliseCell`: exports are data, not code.

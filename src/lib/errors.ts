@@ -36,7 +36,7 @@ export const ERROR_STATUS = {
   PAYMENT_TYPE_NOT_ALLOWED: 403,
   USDT_CONVERSION_NOT_ALLOWED: 403,
   ORDER_FORBIDDEN: 403,
-  /** A sandbox call (`/merchant/sandbox/...`, issue 21 section 2) made with a live key. */
+  /** A sandbox call (`/merchant/sandbox/...`, docs/decisions.md section 29) made with a live key. */
   TEST_KEY_REQUIRED: 403,
   ORDER_NOT_FOUND: 404,
   NOT_FOUND: 404,
@@ -47,7 +47,7 @@ export const ERROR_STATUS = {
   ORDER_STATE_CONFLICT: 409,
   /** ops: a resource with this identifier exists already (merchant, bank). */
   ALREADY_EXISTS: 409,
-  /** ops: a requisite is bound to another device already (one device per requisite, issue 19). */
+  /** ops: a requisite is bound to another device already (one device per requisite, docs/decisions.md section 24). */
   REQUISITE_ALREADY_BOUND: 409,
   /**
    * ops: a bank message cannot confirm this order (not a fiat PAYIN, not pending or ended within a

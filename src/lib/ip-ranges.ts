@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 import { invalidField } from './errors.js';
 
 /**
- * An operator's IP allowlist (issue 23 item 5): each entry an address or a CIDR range, IPv4 or IPv6,
+ * An operator's IP allowlist (docs/decisions.md section 32): each entry an address or a CIDR range, IPv4 or IPv6,
  * normalised (`10.0.0.0/8`, `2001:db8::/32`, a lone address as itself). At most 50 entries.
  * Throws VALIDATION_ERROR naming `field` for anything else.
  */

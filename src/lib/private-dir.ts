@@ -2,7 +2,7 @@ import { chmod, mkdir, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
- * Makes `dir` private to the service's user (issue 17 item 16): creates it with mode 0700 and
+ * Makes `dir` private to the service's user (docs/decisions.md section 21): creates it with mode 0700 and
  * tightens what an older start left readable by others: directories to 0700, files to 0600, all
  * the way down. The process's umask (077, set at start) keeps new files private.
  */

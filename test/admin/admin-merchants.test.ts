@@ -198,7 +198,7 @@ describe('admin API: merchants, keys and ledger adjustments', () => {
     expectError(await adminRaw(t.app, 'POST', `/admin/merchants/${newId()}/api-keys`), 404, 'NOT_FOUND');
   });
 
-  it('rotation with a grace period: both keys work until it ends, then only the new one (issue 21)', async () => {
+  it('rotation with a grace period: both keys work until it ends, then only the new one (docs/decisions.md section 28)', async () => {
     const m = await createMerchant(t.app);
     const res = await adminRaw(t.app, 'POST', `/admin/merchants/${m.id}/api-keys`, { grace_seconds: 3600 });
     assert.equal(res.statusCode, 200, res.body);

@@ -20,7 +20,7 @@ import { startReceiver } from '../helpers/receiver.js';
 
 const ARTIFACTS = '.test-artifacts/appeals';
 
-// Issue 21 "How it will be checked": an appeal from the expired form page to its resolution and the
+// An appeal from the expired form page to its resolution and the
 // webhook it causes, at 360 and 1280 px, with axe-core on both pages.
 describe('an appeal in Chromium: the payer’s failed form, the operator’s queue, the webhooks', {
   skip: noBrowser,

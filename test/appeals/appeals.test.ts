@@ -22,7 +22,7 @@ interface EventBody {
   data: { order?: { id: string }; appeal: { opened_by: string; status: string; reason: string | null } };
 }
 
-// Issue 21 section 4 (docs/decisions.md section 27): late-payment appeals from the form and the API.
+// docs/decisions.md section 27: late-payment appeals from the form and the API.
 describe('appeals: a payer or merchant claims a failed PAYIN was paid; operators resolve it', () => {
   const clock = manualClock();
   let t: TestApp;

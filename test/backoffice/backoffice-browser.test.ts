@@ -58,7 +58,7 @@ describe('back office in Chromium', {
       const password = `pw-${randomUUID()}`;
       await admin(t.app, 'POST', '/admin/operators', { username, role, password });
       users[role] = { username, password };
-      // Money-moving roles must enrol two-factor first (issue 23): done once over HTTP.
+      // Money-moving roles must enrol two-factor first (docs/decisions.md section 32): done once over HTTP.
       if (role !== 'support') await consoleLogin(t.app, username, password);
     }
     browser = await launchChromium();
@@ -87,7 +87,7 @@ describe('back office in Chromium', {
     await page.goto(`${base}/backoffice/orders/${order.id}`);
     await page.fill('input[name=reason]', 'seen in bank app');
     await page.click('[data-testid=confirm]');
-    // The console asks first, showing what will change (issue 23 item 4).
+    // The console asks first, showing what will change (docs/decisions.md section 32).
     assert.match((await page.getByTestId('confirm-changes').textContent()) ?? '', /becomes success/);
     await page.click('[data-testid=confirm-yes]');
     await page.getByTestId('flash').waitFor();

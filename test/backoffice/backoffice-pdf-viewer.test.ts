@@ -20,8 +20,8 @@ const skip = !existsSync(CHROMIUM)
     ? 'Xvfb is not installed (.ci/run installs xvfb)'
     : false;
 
-// Issue 17 item 11: a PDF receipt is shown inside the console's order page.
-describe('a PDF receipt is shown in the console (issue 17 item 11)', { skip }, () => {
+// A PDF receipt is shown inside the console's order page.
+describe('a PDF receipt is shown in the console', { skip }, () => {
   let t: TestApp;
   let xvfb: ChildProcess;
   const display = `:${90 + (process.pid % 9)}`;

@@ -8,9 +8,9 @@ import { type ConsoleSession, consoleLogin, consolePost, postLogin } from '../he
 import { multipartBody, pdfFile } from '../helpers/files.js';
 import { addRequisite, admin, createMerchant, createOrder, sign } from '../helpers/merchant-client.js';
 
-// Issue 17 items 9-11 and 15: one error mapping for the console too, no open redirect, PDF receipts
+// One error mapping for the console too, no open redirect, PDF receipts
 // viewable, a login limiter that counts failures only and audits each one.
-describe('console errors, redirects, receipt viewer and login limit (issue 17 items 9-11, 15)', () => {
+describe('console errors, redirects, receipt viewer and login limit', () => {
   let t: TestApp;
   let session: ConsoleSession;
   const user = { username: `sup-${randomUUID().slice(0, 8)}`, password: `pw-${randomUUID()}` };

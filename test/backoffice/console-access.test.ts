@@ -13,11 +13,11 @@ import {
 } from '../helpers/console.js';
 import { admin, adminRaw } from '../helpers/merchant-client.js';
 
-// Issue 23 item 5: two-factor for operators (mandatory for admin and payouts), recovery codes, the
+// docs/decisions.md section 32: two-factor for operators (mandatory for admin and payouts), recovery codes, the
 // IP allowlist, one session or one API token revoked while the others work, password change.
 const PASSWORD = 'a long enough password 23';
 
-describe('console access: two-factor, IP allowlist, sessions and tokens (issue 23)', () => {
+describe('console access: two-factor, IP allowlist, sessions and tokens (docs/decisions.md section 32)', () => {
   let t: TestApp;
   const name = (role: string) => `${role}-${randomUUID().slice(0, 8)}`;
   const get = (url: string, cookie: string, ip = '127.0.0.1') =>

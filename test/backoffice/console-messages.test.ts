@@ -5,12 +5,12 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type ConsoleSession, consoleLogin, consolePost } from '../helpers/console.js';
 import { addRequisite, admin, createMerchant, createOrder } from '../helpers/merchant-client.js';
 
-// Issue 23 items 3, 4 and 6: the messages after an action come from the catalogue (a link cannot
+// docs/decisions.md section 32: the messages after an action come from the catalogue (a link cannot
 // make the console say words of its own), merchant settings are fields (limits per payment type,
 // payment types as checkboxes), and an ended order names who ended it.
 const PASSWORD = 'a long enough password 23';
 
-describe('console messages, merchant settings fields and who ended an order (issue 23)', () => {
+describe('console messages, merchant settings fields and who ended an order (docs/decisions.md section 32)', () => {
   let t: TestApp;
   let s: ConsoleSession;
   const page = (url: string) => t.app.inject({ method: 'GET', url, headers: { cookie: s.cookie } });

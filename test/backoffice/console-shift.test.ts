@@ -22,7 +22,7 @@ import {
 } from '../helpers/merchant-client.js';
 import { gatewaySms, pairDevice } from '../helpers/phones.js';
 
-// Issue 23 "How it will be checked": a shift in Chromium. Log in with TOTP, the dashboard's figures
+// A shift in Chromium. Log in with TOTP, the dashboard's figures
 // against the data made here (and live over SSE), search by each kind of key, a receipt judged from
 // the queue with the expected amount beside it, a payout taken and sent with a proof, a destructive
 // action cancelled at the confirmation and then done, one token revoked while the other works, the
@@ -33,7 +33,7 @@ const PASSWORD = 'a long enough password 23';
 const rub = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 type Order = { id: string; payment_id: string; payment_details: Record<string, string> };
 
-describe('console shift in Chromium (issue 23)', {
+describe('console shift in Chromium (docs/decisions.md section 32)', {
   skip: noBrowser || (onPostgres() ? 'page tests run on the embedded database' : false),
 }, () => {
   let t: TestApp;

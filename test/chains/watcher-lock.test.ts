@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/database.js';
 import { closeTestDatabase, testDatabase, testDatabaseUrl } from '../helpers/database.js';
 
-// Issue 20: "one instance per chain across all processes (a PostgreSQL advisory lock)". On
+// One instance per chain across all processes, by a PostgreSQL advisory lock (docs/decisions.md section 25). On
 // PostgreSQL a second pool stands for a second process.
 describe('a chain watcher loop runs in one process at a time (Database.withLock)', () => {
   after(() => closeTestDatabase());

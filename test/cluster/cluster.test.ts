@@ -34,7 +34,7 @@ const freePort = () =>
 
 const sign = (key: string, body = '') => createHash('sha256').update(`${key}|${body}`).digest('hex');
 
-describe('two API processes and two workers on one PostgreSQL and Redis (issue 10)', {
+describe('two API processes and two workers on one PostgreSQL and Redis (README "Deployment")', {
   skip: needsPostgres('the processes share one database server'),
   timeout: 120_000,
 }, () => {

@@ -82,7 +82,7 @@ const attention = async () =>
     )
   ).transactions_needing_attention;
 
-describe('crypto confirmation: chain notifications and operators (issue 4; docs/decisions.md 5, 8, 11)', () => {
+describe('crypto confirmation: chain notifications and operators (docs/decisions.md sections 5, 8 and 11)', () => {
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let fiat: TestMerchant;
   let usdt: TestMerchant;
@@ -240,7 +240,7 @@ describe('crypto confirmation: chain notifications and operators (issue 4; docs/
       partial.body,
     );
     // 0.011 received in all, above cryptoAmount: an admin (ADMIN_TOKEN) credits it with a reason only
-    // (issue 17 item 1).
+    // (docs/decisions.md section 13).
     const noReason = await confirm({ tx_hash: txHash(), received_amount: 0.007 });
     expectError(noReason, 400, 'VALIDATION_ERROR', 'reason');
     const done = await confirm({

@@ -75,7 +75,7 @@ describe('crypto PAYIN: usdt_trc20 end to end', () => {
           confirmations: 20,
         }),
       });
-    // TRON transaction ids are 64 hex characters (issue 17 item 2).
+    // TRON transaction ids are 64 hex characters (docs/decisions.md section 14).
     const [txA, txB] = [randomBytes(32).toString('hex'), randomBytes(32).toString('hex')];
     const partial = await notify(txA, '5');
     assert.equal(partial.json().data.outcome, 'partial', partial.body);

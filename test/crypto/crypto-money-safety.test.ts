@@ -8,7 +8,7 @@ import { CHAIN_WATCHER_TOKEN, startTestApp, type TestApp } from '../helpers/app.
 import * as client from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
 
-// Issue 17 items 1-3: manual credits are capped, one transaction is one key however it is spelled,
+// docs/decisions.md sections 13, 14 and 6: manual credits are capped, one transaction is one key however it is spelled,
 // and the credited amount is the one number the order, the webhook and the ledger show.
 // The btc key is the 'abandon ... about' key other files use too (the counter is kept).
 const { admin, adminRaw, createMerchant, merchantRequest } = client;
@@ -20,7 +20,7 @@ const txHash = () => randomBytes(32).toString('hex');
 const same = (actual: unknown, expected: unknown, body?: unknown) =>
   assert.deepEqual(actual, expected, JSON.stringify(body ?? actual));
 
-describe('crypto money safety (issue 17 items 1-3)', () => {
+describe('crypto money safety (docs/decisions.md sections 13, 14 and 6)', () => {
   let t: TestApp;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
   let merchant: TestMerchant;

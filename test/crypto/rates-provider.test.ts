@@ -78,7 +78,7 @@ describe('rates provider: a loopback HTTP source (docs/decisions.md section 6)',
   });
 
   it('the recorded answer is fetched and stored as source "provider"; bad entries dropped', async () => {
-    // An operator's rate wins over the provider until it expires (issue 20 section 2).
+    // An operator's rate wins over the provider until it expires (docs/decisions.md section 22).
     await admin(t.app, 'PUT', '/admin/rates', { base: 'ETH', quote: 'XTS', rate: '1', ttl_seconds: 1 });
     const fetched = await fetchProviderRates(`${provider.url}/rates`);
     assert.deepEqual(fetched, [

@@ -23,7 +23,7 @@ import {
   smsReceivedBody,
 } from '../helpers/phones.js';
 
-// Issue 19 section 1: each app's exact request, pairing, authentication, sizes and transport
+// docs/decisions.md section 24: each app's exact request, pairing, authentication, sizes and transport
 // de-duplication. T-Bank is this file's bank (same-bank type `tbank`): no other file takes its orders.
 const rub = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 const tbankSms = (amount: number, balance: number) =>
@@ -31,7 +31,7 @@ const tbankSms = (amount: number, balance: number) =>
 const tbankPush = (amount: number, balance: number) =>
   `Пополнение на ${rub(amount)} ₽, счет RUB. Анна К. Доступно ${rub(balance)} ₽`;
 
-describe('phones: pairing and what each app sends (issue 19 section 1)', () => {
+describe('phones: pairing and what each app sends (docs/decisions.md section 24)', () => {
   const clock = manualClock();
   let t: TestApp;
   let merchant: TestMerchant;

@@ -11,14 +11,14 @@ import {
 } from '../helpers/merchant-client.js';
 import { atMoscow, forwarderPost, gatewaySms, type PairedDevice, pairDevice } from '../helpers/phones.js';
 
-// Issue 19 "How it will be checked": every bank's own credit fixtures, posted as the apps post
+// Every bank's own credit fixtures, posted as the apps post
 // them (SMS through SMS Gateway for Android, pushes through SmsForwarder), confirm an order of
 // exactly that amount. Banks whose same-bank type another file uses (T-Bank, VTB, Alfa) or that
 // other files' requisites share (Sberbank) or that have no same-bank type (Pochta Bank) get a
 // disabled requisite here: their messages must be read and wait as `no_order`.
 const CONFIRMING = new Set(['ozon', 'raiffeisen', 'mts', 'sovkom', 'gasprom', 'yandex']);
 
-describe("every bank's credit fixtures through the apps (issue 19 section 2)", () => {
+describe("every bank's credit fixtures through the apps (docs/decisions.md section 24)", () => {
   const clock = manualClock();
   let t: TestApp;
   let merchant: TestMerchant;

@@ -9,12 +9,12 @@ import { addRequisite, admin } from '../helpers/merchant-client.js';
 
 // Its minimum amount keeps this requisite off every other test file's orders (the pool test
 // relies on owning the only TRY requisite that can take one).
-// Issue 19: "the migration keeps the most recently used binding and lists the others for
-// operators". The migration's own statement runs over devices as they were before it.
+// The migration keeps the most recently used binding and lists the others for
+// operators (docs/decisions.md section 24). The migration's own statement runs over devices as they were before it.
 const migration = readFileSync(new URL('../../drizzle/0011_device_events.sql', import.meta.url), 'utf8');
 const keepBindings = migration.split('--> statement-breakpoint').at(-1) as string;
 
-describe('one device per requisite: the migration of earlier bindings (issue 19)', () => {
+describe('one device per requisite: the migration of earlier bindings (docs/decisions.md section 24)', () => {
   let t: TestApp;
   before(async () => {
     t = await startTestApp();

@@ -6,9 +6,9 @@ import { type ConsoleSession, consoleLogin, consolePost } from '../helpers/conso
 import { addRequisite, admin } from '../helpers/merchant-client.js';
 import { gatewaySms, type PairedDevice, pairDevice } from '../helpers/phones.js';
 
-// Issue 19 section 2-3: operators see a new message format with its raw text, and dismiss or
+// docs/decisions.md section 24: operators see a new message format with its raw text, and dismiss or
 // assign from the console; the devices page shows state and warnings.
-describe('console: device messages and devices (issue 19)', () => {
+describe('console: device messages and devices (docs/decisions.md section 24)', () => {
   let t: TestApp;
   let session: ConsoleSession;
   let device: PairedDevice;

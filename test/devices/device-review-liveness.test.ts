@@ -11,7 +11,7 @@ import {
 } from '../helpers/merchant-client.js';
 import { forwarderPost, gatewaySms, nativePost, type PairedDevice, pairDevice } from '../helpers/phones.js';
 
-// Issue 19 sections 3 and 4: the review queue, blocks, liveness and concurrent credits. VTB is this
+// docs/decisions.md section 24: the review queue, blocks, liveness and concurrent credits. VTB is this
 // file's bank (same-bank type `vtb`), Alfa-Bank the second app's: no other file takes their orders.
 const rub = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 const vtbPush = (amount: number) => `Зачисление ${rub(amount)} ₽ от Анна К. по СБП`;
@@ -20,7 +20,7 @@ const vtbSms = (amount: number, mask: string, at: Date) =>
   `Поступление ${amount}р Счет*${mask} от АННА К. Баланс 99000.50р ${moscowHHMM(at)}`;
 const VTB_APP = 'ru.vtb24.mobilebanking.android';
 
-describe('review queue, blocks, liveness and concurrent credits (issue 19 sections 3-4)', () => {
+describe('review queue, blocks, liveness and concurrent credits (docs/decisions.md section 24)', () => {
   const clock = manualClock();
   let t: TestApp;
   let merchant: TestMerchant;
@@ -271,7 +271,7 @@ describe('review queue, blocks, liveness and concurrent credits (issue 19 sectio
   });
 });
 
-describe('SmsForwarder as weaker evidence when the deployment asks (issue 19 section 1)', () => {
+describe('SmsForwarder as weaker evidence when the deployment asks (docs/decisions.md section 24)', () => {
   const clock = manualClock();
   let t: TestApp;
   it('its credits wait for an operator with the candidate order; SMS Gateway still confirms', async () => {

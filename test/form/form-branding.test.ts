@@ -15,7 +15,7 @@ import {
   type TestMerchant,
 } from '../helpers/merchant-client.js';
 
-// Issue 22 over HTTP: who is asking for money (display name, logo, return URL: merchant settings and
+// The payment form over HTTP (docs/decisions.md section 31): who is asking for money (display name, logo, return URL: merchant settings and
 // the order's own return_url, validated like callback URLs), the remembered language, the localized
 // error pages, and the partial payment in the status the page follows.
 const refused = (res: LightMyRequestResponse, field: string) => {
@@ -24,7 +24,7 @@ const refused = (res: LightMyRequestResponse, field: string) => {
   assert.ok(JSON.stringify(res.json().details).includes(field), res.body);
 };
 
-describe('payment form: branding, return URL, language, error pages (issue 22)', () => {
+describe('payment form: branding, return URL, language, error pages (docs/decisions.md section 31)', () => {
   let t: TestApp;
   let merchant: TestMerchant;
 

@@ -18,7 +18,7 @@ import {
   uniqueAmount,
 } from '../helpers/merchant-client.js';
 
-// The payment form over HTTP (issue 7): headers, language, payer-only data, 404s, live status,
+// The payment form over HTTP (docs/api.md "Payment form"): headers, language, payer-only data, 404s, live status,
 // receipt upload and rate limits. No browser here.
 const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
 const MB = 1024 * 1024;

@@ -20,7 +20,7 @@ import {
 } from '../helpers/merchant-client.js';
 import { tonAddress } from '../helpers/ton-pool.js';
 
-// Issue 22 "How it will be checked": every state of the payment form in Chromium, in Russian and
+// Every state of the payment form in Chromium, in Russian and
 // English at 360 px and 1280 px, kept as screenshots; QR codes decoded back; axe-core asserted; no
 // horizontal scroll; the page without JavaScript; its weight. Page tests run on the embedded database
 // only (CI time; the form reads one order, nothing here depends on PostgreSQL's behaviour).
@@ -39,7 +39,7 @@ const LANGS = ['ru', 'en'] as const;
 const WIDTHS = [360, 1280] as const;
 type Order = { id: string; payment_details: Record<string, string> };
 
-describe('payment form pages in Chromium: every state, ru and en, 360 and 1280 px (issue 22)', {
+describe('payment form pages in Chromium: every state, ru and en, 360 and 1280 px (docs/decisions.md section 31)', {
   skip: noBrowser || (onPostgres() ? 'page tests run on the embedded database' : false),
 }, () => {
   let t: TestApp;

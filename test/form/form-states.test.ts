@@ -20,7 +20,7 @@ import {
   uniqueAmount,
 } from '../helpers/merchant-client.js';
 
-// The payment form in Chromium (issue 7): live states without reload, drag and drop upload with the
+// The payment form in Chromium (docs/api.md "Payment form"): live states without reload, drag and drop upload with the
 // browser-side checks, the crypto QR, the countdown, and screenshots at 360 px and 1280 px.
 const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').default;
 

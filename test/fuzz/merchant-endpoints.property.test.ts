@@ -1,4 +1,4 @@
-// Issue 11 item 3: property-based fuzz of every merchant endpoint (docs/api.md "Authentication",
+// Property-based fuzz of every merchant endpoint (docs/api.md "Authentication",
 // "Errors"; docs/decisions.md sections 2-4). Generated bodies, headers, query strings and path ids go
 // through app.inject, correctly signed over the exact bytes sent (so that they reach validation), plus a
 // share with broken or missing headers. Every answer must be a documented status with the documented
@@ -717,7 +717,7 @@ function checkEnvelope(res: LightMyRequestResponse): Json {
 
 // ---------------------------------------------------------------------------------------------------
 
-describe('merchant endpoints: generated requests answer only documented codes (issue 11 item 3)', () => {
+describe('merchant endpoints: generated requests answer only documented codes', () => {
   let t: TestApp;
   let m: TestMerchant;
   let other: TestMerchant;

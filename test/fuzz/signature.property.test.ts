@@ -1,4 +1,4 @@
-// Issue 11 item 4: signature fuzz over HTTP (docs/api.md "Authentication"; docs/decisions.md section 4).
+// Signature fuzz over HTTP (docs/api.md "Authentication"; docs/decisions.md section 4).
 // Random JSON bodies (unicode, lone surrogates, emoji, RTL, NUL, nesting) are accepted when signed raw,
 // pretty-printed but signed compact, \u-escaped and signed escaped, or sent as UTF-8 and signed escaped;
 // any single-byte change to the body after signing, or to the signature, is refused with
@@ -162,7 +162,7 @@ function expectRefused(res: LightMyRequestResponse, what: string) {
   );
 }
 
-describe('signature fuzz over HTTP (issue 11 item 4)', () => {
+describe('signature fuzz over HTTP', () => {
   let t: TestApp;
   let m: TestMerchant;
   before(async () => {

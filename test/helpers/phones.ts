@@ -1,5 +1,5 @@
 /**
- * Phones as tests see them (issue 19): bodies and headers built exactly as each app builds them.
+ * Phones as tests see them (docs/decisions.md section 24): bodies and headers built exactly as each app builds them.
  * - SMS Gateway for Android (capcom6/android-sms-gateway): Gson-serialised `WebHookEventDTO`
  *   `{id, webhookId, event, deviceId, payload}`; `sms:received` payload `{messageId, message,
  *   phoneNumber, sender, simNumber, receivedAt}` with `receivedAt` as `yyyy-MM-dd'T'HH:mm:ss.SSSXXX`

@@ -1,4 +1,4 @@
-// Reliability invariant (issue 11 item 2.2): 200 concurrent mixed money operations on one merchant
+// Reliability invariant: 200 concurrent mixed money operations on one merchant
 // (payouts, confirmations, cancellations, ledger adjustments). After every batch, and in consistent
 // snapshots taken while the batch runs: the available balance is never negative, the ledger sums to
 // the balance, active holds sum to the reserved amount, no hold is leaked and every journal balances

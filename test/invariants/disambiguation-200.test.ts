@@ -1,4 +1,4 @@
-// Reliability invariant (issue 11 item 2.1): 200 concurrent createOrder for one RUB amount with a
+// Reliability invariant: 200 concurrent createOrder for one RUB amount with a
 // deviation of 300 each way never give two pending orders the same payable amount
 // (docs/decisions.md section 7: "It holds under concurrent requests").
 import assert from 'node:assert/strict';

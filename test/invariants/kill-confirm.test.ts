@@ -1,4 +1,4 @@
-// Reliability invariant (issue 11 item 2.3): the real service (`src/main.ts`) is SIGKILLed at random
+// Reliability invariant: the real service (`src/main.ts`) is SIGKILLed at random
 // moments while operators confirm orders, and while webhooks are being tried; after a restart no
 // credit is applied twice, none is lost, and every webhook still arrives (docs/decisions.md sections 5, 6,
 // 11: "Every move is one transaction with its ledger entries and its webhook (outbox)"; "Survives

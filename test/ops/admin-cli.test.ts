@@ -33,8 +33,8 @@ async function cli(args: string[], env: Record<string, string>) {
   }
 }
 
-// Issue 17 item 17.
-describe('npm run admin says what is wrong and finds orders by order_id (issue 17 item 17)', () => {
+// README "The admin API and CLI".
+describe('npm run admin says what is wrong and finds orders by order_id (README "The admin API and CLI")', () => {
   let t: TestApp;
   let url: string;
   let empty: string;

@@ -20,8 +20,8 @@ async function notPrivate(dir: string): Promise<string[]> {
   return out;
 }
 
-// Issue 17 item 16: the embedded database, receipts and secrets are the service user's alone.
-describe('the data directory is private to the service (issue 17 item 16)', () => {
+// docs/decisions.md section 21: the embedded database, receipts and secrets are the service user's alone.
+describe('the data directory is private to the service (docs/decisions.md section 21)', () => {
   let child: ChildProcess | undefined;
   let dir: string | undefined;
   after(async () => {

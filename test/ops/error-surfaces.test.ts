@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { admin, createMerchant, merchantRequest, type TestMerchant } from '../helpers/merchant-client.js';
 
-// Issue 17 items 8 and 12.
-describe('Retry-After tells the real wait; asset names are own keys only (issue 17 items 8, 12)', () => {
+// docs/decisions.md section 2.
+describe('Retry-After tells the real wait; asset names are own keys only (docs/decisions.md section 2)', () => {
   let t: TestApp;
   let merchant: TestMerchant;
   before(async () => {

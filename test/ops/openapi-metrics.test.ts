@@ -21,7 +21,7 @@ const MERCHANT_ROUTES = [
   ['post', '/merchant/receipt/upload'],
 ] as const;
 
-describe('OpenAPI document and metrics (issue 10)', () => {
+describe('OpenAPI document and metrics (README "Deployment")', () => {
   let t: TestApp;
   before(async () => {
     t = await startTestApp();
@@ -52,7 +52,7 @@ describe('OpenAPI document and metrics (issue 10)', () => {
     assert.ok([200, 302].includes(ui.statusCode));
   });
 
-  it('every route has a unique operationId and a typed answer (issue 18 item 9)', async () => {
+  it('every route has a unique operationId and a typed answer (docs/api.md "Beyond the merchant interface")', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
     const seen = new Map<string, string>();
     for (const [path, operations] of Object.entries<Record<string, OpenApiOperation>>(doc.paths)) {

@@ -32,8 +32,8 @@ function base(): number {
   }
 }
 
-// Issue 17 item 4: the disambiguation window is capped and searched in one statement.
-describe('the disambiguation window (issue 17 item 4; docs/decisions.md section 7)', () => {
+// docs/decisions.md section 15: the disambiguation window is capped and searched in one statement.
+describe('the disambiguation window (docs/decisions.md sections 7 and 15)', () => {
   let t: TestApp;
   let merchant: TestMerchant;
   before(async () => {

@@ -11,8 +11,8 @@ import {
   type TestMerchant,
 } from '../helpers/merchant-client.js';
 
-// Issue 17 item 13: an id is resolved within the caller's own orders first (docs/decisions.md section 1).
-describe("a merchant always reads its own order, never learns of another's (issue 17 item 13)", () => {
+// An id is resolved within the caller's own orders first (docs/decisions.md section 1).
+describe("a merchant always reads its own order, never learns of another's (docs/decisions.md section 1)", () => {
   let t: TestApp;
   let a: TestMerchant;
   let b: TestMerchant;

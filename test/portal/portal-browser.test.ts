@@ -23,7 +23,7 @@ import { waitFor } from '../helpers/wait.js';
 const ARTIFACTS = '.test-artifacts/portal';
 const PASSWORD = 'a long enough passphrase';
 
-// Issue 21 "How it will be checked": the portal in Chromium, as a merchant's owner uses it.
+// The portal in Chromium, as a merchant's owner uses it.
 describe('the merchant portal in Chromium: TOTP login, search, order page, exports, keys, sandbox, reports', {
   skip: noBrowser,
 }, () => {

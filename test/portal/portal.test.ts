@@ -20,7 +20,7 @@ import { startReceiver } from '../helpers/receiver.js';
 
 const PASSWORD = 'a long enough passphrase';
 
-// Issue 21 section 1: the merchant portal, each page and export scoped to the signed-in merchant.
+// docs/decisions.md section 28: the merchant portal, each page and export scoped to the signed-in merchant.
 describe('merchant portal: invitation, password + TOTP, scoped pages, CSV exports, keys', () => {
   let t: TestApp;
   let merchant: TestMerchant;

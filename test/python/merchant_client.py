@@ -1,4 +1,4 @@
-"""A merchant's integration as a Python shop writes it, with `requests` (issue 17: a real client).
+"""A merchant's integration as a Python shop writes it, with `requests` (a real client).
 
 Signs like the contract says (x-api-key = sha256 hex of "<API_KEY>|<compact JSON body>", GET and
 multipart sign "<API_KEY>|"), creates a PAYIN, reads its status and the balance, and uploads a

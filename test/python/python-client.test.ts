@@ -50,8 +50,8 @@ function requestsMultipart(boundary: string, orderId: string, filename: string, 
   ]);
 }
 
-// Issue 17 item 5 and "How it will be checked": a real third-party client, unmodified.
-describe("a merchant's Python integration with requests (issue 17 item 5)", () => {
+// docs/decisions.md section 16: a real third-party client, unmodified.
+describe("a merchant's Python integration with requests (docs/decisions.md section 16)", () => {
   let t: TestApp;
   let merchant: TestMerchant;
   let python: string | undefined;

@@ -14,7 +14,7 @@ import {
   type TestMerchant,
 } from '../helpers/merchant-client.js';
 
-// Issue 20 section 2: the markup (per direction: RATE_MARKUP_PAYIN_PERCENT; per merchant), the
+// docs/decisions.md section 22: the markup (per direction: RATE_MARKUP_PAYIN_PERCENT; per merchant), the
 // order keeping its rate, the operator's rate winning until it expires, staleness (docs/decisions.md
 // section 6: cryptoAmount null, filled later) with its alert in GET /admin/rates and the metrics.
 

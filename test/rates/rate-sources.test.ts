@@ -7,7 +7,7 @@ import { startCoinGeckoFake } from '../helpers/fakes/coingecko.js';
 import { startRapiraFake } from '../helpers/fakes/rapira.js';
 import { admin } from '../helpers/merchant-client.js';
 
-// Issue 20 section 2: the three sources against loopback fakes of their documented answers, the
+// docs/decisions.md section 22: the three sources against loopback fakes of their documented answers, the
 // median of the fresh ones, a failing source skipped, the history of every change.
 
 type Pair = {

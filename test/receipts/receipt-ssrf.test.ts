@@ -114,7 +114,7 @@ const HOSTILE = [
   'http://empty.test:{TRAP}/r.pdf',
 ];
 
-/** Userinfo tricks: refused before any lookup as RECEIPT_URL_INVALID (issue 17 item 7). */
+/** Userinfo tricks: refused before any lookup as RECEIPT_URL_INVALID (docs/decisions.md section 16). */
 const WITH_CREDENTIALS = [
   'http://127.0.0.1:{OK}@127.0.0.2:{TRAP}/r.pdf',
   'http://user:pass@127.0.0.2:{TRAP}/r.pdf',

@@ -22,8 +22,8 @@ import {
 } from '../helpers/merchant-client.js';
 import { startReceiver } from '../helpers/receiver.js';
 
-// Issue 17 items 6 and 7.
-describe('receipts: a storage failure leaves nothing behind; credentials in URLs refused (issue 17 items 6, 7)', () => {
+// docs/decisions.md section 16.
+describe('receipts: a storage failure leaves nothing behind; credentials in URLs refused (docs/decisions.md section 16)', () => {
   let app: App;
   let services: Services;
   let dir: string;

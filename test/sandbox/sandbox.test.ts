@@ -21,7 +21,7 @@ interface Answer {
   [key: string]: unknown;
 }
 
-// Issue 21 section 2 (docs/decisions.md section 29): test keys, test orders and their outcomes.
+// docs/decisions.md section 29: test keys, test orders and their outcomes.
 describe('sandbox: a test key makes test orders that never touch live money and can be driven to each outcome', () => {
   const clock = manualClock();
   let t: TestApp;

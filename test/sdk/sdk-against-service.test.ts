@@ -1,5 +1,5 @@
 // The merchant SDK (packages/sdk) and its CLI against the real service over real loopback HTTP
-// (issue 10 item 5; docs/api.md Endpoints, Authentication, Errors, Events, Limits; docs/decisions.md 1-4, 9-12).
+// (docs/api.md Endpoints, Authentication, Errors, Events, Limits; docs/decisions.md 1-4, 9-12).
 // NETWORK RULE: every server here listens on 127.0.0.1; nothing leaves the machine.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The SDK's self-service calls (issue 21 sections 2, 3 and 5) against the real service over loopback:
+// The SDK's self-service calls (docs/decisions.md sections 29, 26 and 30) against the real service over loopback:
 // a test key's order driven by `simulate`, the event it causes caught by the CLI's listener and
 // typed by `parseEvent`, the subscription calls and the reports.
 // NETWORK RULE: every server here listens on 127.0.0.1; nothing leaves the machine.

@@ -13,7 +13,7 @@ import {
 } from '../helpers/merchant-client.js';
 import { type ReceivedRequest, startReceiver } from '../helpers/receiver.js';
 
-// Issue 21 section 3: event subscriptions through the success webhook's outbox.
+// docs/decisions.md section 26: event subscriptions through the success webhook's outbox.
 describe('event subscriptions: subscribe, events on moves, test event, delivery log', () => {
   const clock = manualClock();
   let t: TestApp;

@@ -306,7 +306,7 @@ describe('webhooks to forbidden addresses, end to end (fake DNS, loopback trap)'
     (port: number) => `http://[::ffff:127.0.0.2]:${port}/`,
     (port: number) => `http://[::ffff:7f00:2]:${port}/`,
   ]) {
-    // Issue 17 item 14: a literal the webhook can never reach is refused when the order is created
+    // docs/decisions.md section 17: a literal the webhook can never reach is refused when the order is created
     // (the connect-time refusal of literals is the dispatcher test above; names are below).
     it(`refuses ${notation(0).replace(':0/', ':PORT/')} at creation: 400 naming the field, nothing sent`, async () => {
       const res = await createOrder(app, merchant, {

@@ -1,5 +1,5 @@
 /**
- * Types of the self-service calls (issue 21): event subscriptions and their delivery log, the
+ * Types of the self-service calls: event subscriptions and their delivery log, the
  * sandbox's outcomes, the reports. docs/api.md "Event subscriptions", "Sandbox", "Reports".
  */
 import type { EventType } from './events.js';

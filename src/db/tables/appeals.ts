@@ -6,7 +6,7 @@ import { orders } from './orders.js';
 // Tables of the appeals module: only src/rails/appeals/ reads and writes them (docs/architecture.md).
 
 /**
- * Late-payment claims (issue 21 section 4; docs/decisions.md section 27): a payer or the merchant
+ * Late-payment claims (docs/decisions.md section 27): a payer or the merchant
  * says a failed PAYIN was paid and gives a receipt (`receiptId`, kept by the receipts module). An
  * appeal is `open` until an operator accepts it (the order succeeds through the lifecycle) or
  * rejects it with a reason; operators see open ones by `deadlineAt`. One open appeal per order.

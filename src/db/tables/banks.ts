@@ -11,7 +11,7 @@ export const banks = pgTable('banks', {
   sbp: boolean('sbp').notNull().default(true),
   /** Issues cards that take card-to-card transfers. */
   card: boolean('card').notNull().default(true),
-  /** SMS sender ids whose messages are this bank's (issue 19); null: the bank format's defaults. */
+  /** SMS sender ids whose messages are this bank's (docs/decisions.md section 24); null: the bank format's defaults. */
   smsSenders: jsonb('sms_senders').$type<string[]>(),
   /** App packages whose notifications are this bank's; null: the bank format's defaults. */
   appPackages: jsonb('app_packages').$type<string[]>(),

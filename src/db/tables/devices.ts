@@ -4,14 +4,14 @@ import { createdAt, ts } from '../columns.js';
 
 // Tables of the devices module: only src/rails/devices/ reads and writes them (docs/architecture.md).
 
-/** A phone's health as its last heartbeat reported it (issue 19 section 4). */
+/** A phone's health as its last heartbeat reported it (docs/decisions.md section 24). */
 export interface DeviceHealthColumn {
   battery_percent?: number;
   charging?: boolean;
   connection?: string;
 }
 
-/** Secrets of a device kept for a rotation's grace period (issue 19 section 1). */
+/** Secrets of a device kept for a rotation's grace period (docs/decisions.md section 24). */
 export interface PreviousSecretsColumn {
   tokenDigest: string;
   signingKeySealed: string | null;
@@ -21,7 +21,7 @@ export interface PreviousSecretsColumn {
 }
 
 /**
- * Requisite holders' phones that report incoming bank transfers (issues 9 and 19). The bearer token
+ * Requisite holders' phones that report incoming bank transfers (docs/decisions.md section 24). The bearer token
  * (SmsForwarder and the pre-parsed endpoint) is kept as a digest; the two HMAC keys (SMS Gateway's
  * signing key, the native secret) are sealed under the master key because verifying needs them.
  */
@@ -33,7 +33,7 @@ export const traderDevices = pgTable('trader_devices', {
   nativeSecretSealed: text('native_secret_sealed'),
   previousSecrets: jsonb('previous_secrets').$type<PreviousSecretsColumn>(),
   /**
-   * The requisites it was bound to before bindings moved to `device_requisites` (issue 19: one
+   * The requisites it was bound to before bindings moved to `device_requisites` (docs/decisions.md section 24: one
    * device per requisite); the ones another device kept are listed to operators as not bound.
    */
   requisiteIds: jsonb('requisite_ids').$type<string[]>().notNull(),
@@ -50,7 +50,7 @@ export const traderDevices = pgTable('trader_devices', {
   createdAt: createdAt(),
 });
 
-/** Which device's messages may confirm a requisite's orders: at most one per requisite (issue 19). */
+/** Which device's messages may confirm a requisite's orders: at most one per requisite (docs/decisions.md section 24). */
 export const deviceRequisites = pgTable(
   'device_requisites',
   {
@@ -64,7 +64,7 @@ export const deviceRequisites = pgTable(
 );
 
 /**
- * Every authentic SMS or push a device sent (issue 19), and what came of it. `transport_key` is our
+ * Every authentic SMS or push a device sent (docs/decisions.md section 24), and what came of it. `transport_key` is our
  * hash of device, channel, source, receive time and text: the app's retries and duplicates hit
  * the unique index. An order is paid by at most one message (the partial unique index on
  * `order_id`); a message names at most one order.

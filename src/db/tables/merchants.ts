@@ -41,11 +41,11 @@ export const merchants = pgTable(
     settlement: text('settlement').$type<'fiat' | 'usdt'>().notNull().default('fiat'),
     /** Crypto PAYIN rate markup percent (docs/decisions.md section 6); null: RATE_MARKUP_PAYIN_PERCENT. */
     rateMarkupPercent: numeric('rate_markup_percent'),
-    /** The name the payment form shows payers (issue 22); null: the form names no shop. */
+    /** The name the payment form shows payers (docs/decisions.md section 31); null: the form names no shop. */
     displayName: text('display_name'),
-    /** An https URL of the shop's logo, shown on the payment form (issue 22). */
+    /** An https URL of the shop's logo, shown on the payment form (docs/decisions.md section 31). */
     logoUrl: text('logo_url'),
-    /** Where the form's "back to the shop" button leads when the order gives no `return_url` (issue 22). */
+    /** Where the form's "back to the shop" button leads when the order gives no `return_url` (docs/decisions.md section 31). */
     returnUrl: text('return_url'),
     createdAt: createdAt(),
     updatedAt: ts('updated_at').notNull().defaultNow(),
@@ -82,12 +82,12 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     revokedAt: ts('revoked_at'),
     /**
-     * A key replaced with a grace period (issue 21: rotation without downtime) still authenticates
+     * A key replaced with a grace period (docs/decisions.md section 28: rotation without downtime) still authenticates
      * until this time; it never signs webhooks again. Null: the current key, or revoked outright.
      */
     expiresAt: ts('expires_at'),
     /**
-     * `test`: a sandbox key (issue 21 section 2): its calls make and see only test orders, and it
+     * `test`: a sandbox key (docs/decisions.md section 29): its calls make and see only test orders, and it
      * signs those orders' webhooks; `live`: every other key.
      */
     mode: text('mode').$type<'live' | 'test'>().notNull().default('live'),

@@ -4,7 +4,7 @@ import { createdAt, ts } from '../columns.js';
 
 // Tables of the operators module: only src/modules/operators/ reads and writes them (docs/architecture.md).
 
-/** Back-office operators (issue 8): password login, one role each. */
+/** Back-office operators (docs/decisions.md section 20): password login, one role each. */
 export const operators = pgTable(
   'operators',
   {
@@ -16,7 +16,7 @@ export const operators = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     createdAt: createdAt(),
     lastLoginAt: ts('last_login_at'),
-    /** The TOTP secret (base32) sealed with SECRET_KEY; null until the operator enrols (issue 23). */
+    /** The TOTP secret (base32) sealed with SECRET_KEY; null until the operator enrols (docs/decisions.md section 32). */
     totpSealed: text('totp_sealed'),
     /** The 30 s step of the last accepted code: a code is good once (no replay within its window). */
     totpLastStep: bigint('totp_last_step', { mode: 'number' }),

@@ -68,7 +68,7 @@ export const orders = pgTable(
     pdHolderName: text('pd_holder_name').notNull(),
     pdEmv: text('pd_emv'),
     successCallbackUrl: text('success_callback_url'),
-    /** The payment form's "back to the shop" link for this order (issue 22); null: the merchant's. */
+    /** The payment form's "back to the shop" link for this order (docs/decisions.md section 31); null: the merchant's. */
     returnUrl: text('return_url'),
     clientId: text('client_id'),
     /** Payouts: the operator who took it from the queue. */
@@ -87,7 +87,7 @@ export const orders = pgTable(
     updatedAt: ts('updated_at').notNull().defaultNow(),
     finishedAt: ts('finished_at'),
     /**
-     * A sandbox order (issue 21 section 2), made with a test key: generated payment details, no
+     * A sandbox order (docs/decisions.md section 29), made with a test key: generated payment details, no
      * requisite, no ledger entries, excluded from live reports and queues.
      */
     test: boolean('test').notNull().default(false),

@@ -6,7 +6,7 @@ import { merchants } from './merchants.js';
 // Tables of the portal module: only src/surfaces/portal/ reads and writes them (docs/architecture.md).
 
 /**
- * People of a merchant who sign in to the portal (issue 21 section 1). `role`: `owner` (everything,
+ * People of a merchant who sign in to the portal (docs/decisions.md section 28). `role`: `owner` (everything,
  * TOTP mandatory), `developer` (keys' use, webhooks, sandbox; no key rotation or users),
  * `accountant` (read only). Passwords are argon2id hashes; the TOTP secret is sealed with SECRET_KEY.
  */

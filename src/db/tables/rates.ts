@@ -50,7 +50,7 @@ export interface RateHistorySource {
 }
 
 /**
- * Every change of a pair's effective rate (issue 20 section 2, for disputes): `kind` override (an
+ * Every change of a pair's effective rate (docs/decisions.md section 22, for disputes): `kind` override (an
  * operator's rate), median (of `sources`) or none (no fresh source: `rate` null).
  */
 export const rateHistory = pgTable(

@@ -28,7 +28,7 @@ export const receipts = pgTable(
     reason: text('reason'),
     reviewedBy: text('reviewed_by'),
     reviewedAt: ts('reviewed_at'),
-    /** A sandbox order's receipt (issue 21 section 2): judged by the sandbox, never in the operators' queue. */
+    /** A sandbox order's receipt (docs/decisions.md section 29): judged by the sandbox, never in the operators' queue. */
     test: boolean('test').notNull().default(false),
     createdAt: createdAt(),
   },

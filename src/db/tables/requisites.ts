@@ -35,11 +35,11 @@ export const requisites = pgTable(
     disabledReason: text('disabled_reason'),
     /**
      * Card or account endings its bank's messages show besides the card's own last four digits
-     * (issue 19 section 2), added by operators.
+     * (docs/decisions.md section 24), added by operators.
      */
     masks: jsonb('masks').$type<string[]>().notNull().default([]),
     /**
-     * Why it takes no new orders for now (issue 19): `block` (its bank blocked it; an operator
+     * Why it takes no new orders for now (docs/decisions.md section 24): `block` (its bank blocked it; an operator
      * resumes), `stale` or `liveness` (its device went quiet; resumes when the device is back).
      */
     pausedReason: text('paused_reason').$type<'block' | 'stale' | 'liveness'>(),

@@ -14,7 +14,7 @@ export const webhookDeliveries = pgTable(
   'webhook_deliveries',
   {
     id: uuid('id').primaryKey().defaultRandom(),
-    /** The order the body is about; null only for a test event (issue 21 section 3). */
+    /** The order the body is about; null only for a test event (docs/decisions.md section 26). */
     orderId: text('order_id').references(() => orders.id),
     merchantId: text('merchant_id').notNull(),
     url: text('url').notNull(),
@@ -34,7 +34,7 @@ export const webhookDeliveries = pgTable(
     eventId: uuid('event_id'),
     /** The subscription it was sent for (null: the success webhook). */
     subscriptionId: uuid('subscription_id'),
-    /** A sandbox delivery (issue 21 section 2): about a test order, signed with the test key. */
+    /** A sandbox delivery (docs/decisions.md section 29): about a test order, signed with the test key. */
     test: boolean('test').notNull().default(false),
     createdAt: createdAt(),
     deliveredAt: ts('delivered_at'),
@@ -67,7 +67,7 @@ export const webhookAttempts = pgTable(
 );
 
 /**
- * A merchant's event subscription (issue 21 section 3): an endpoint that gets the events it names,
+ * A merchant's event subscription (docs/decisions.md section 26): an endpoint that gets the events it names,
  * signed and retried like the success webhook, through the same outbox.
  */
 export const webhookSubscriptions = pgTable(

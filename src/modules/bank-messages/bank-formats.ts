@@ -1,4 +1,4 @@
-/** Every bank whose messages the service reads (issue 19 section 2), by the bank list's code. */
+/** Every bank whose messages the service reads (docs/decisions.md section 24), by the bank list's code. */
 import type { BankFormat } from './bank-rule.js';
 import { alfa } from './banks/alfa.js';
 import { gasprom } from './banks/gasprom.js';

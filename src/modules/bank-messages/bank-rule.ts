@@ -1,7 +1,7 @@
 import type { DirectionHints } from './message-parts.js';
 
 /**
- * The shape of a bank's message rules (issue 19 section 2): rules are data, one file per bank in
+ * The shape of a bank's message rules (docs/decisions.md section 24): rules are data, one file per bank in
  * `banks/`, each rule with its own example texts that run as tests (`bank-rules.test.ts`).
  */
 

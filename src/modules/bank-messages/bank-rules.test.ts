@@ -4,7 +4,7 @@ import { BANK_FORMATS } from './bank-formats.js';
 import { parseBankMessage } from './parse-message.js';
 
 // Every rule's own example texts (synthetic: invented names and amounts) parse to the rule's kind
-// and exactly the fields the example names (issue 19 section 2: rules are data with their examples).
+// and exactly the fields the example names (docs/decisions.md section 24: rules are data with their examples).
 const REQUIRED = [
   'sber',
   'tbank',

@@ -1,5 +1,5 @@
 /**
- * Rules every bank shares in substance (issue 19 section 2): a card or account blocked or its
+ * Rules every bank shares in substance (docs/decisions.md section 24): a card or account blocked or its
  * operations suspended (115-FZ / 161-FZ), and one-time codes. Each bank's file instantiates them
  * with its own example texts.
  */

@@ -1,5 +1,5 @@
 /**
- * Normalisation of a bank message before its rules run (issue 19 section 2): the bank's own words
+ * Normalisation of a bank message before its rules run (docs/decisions.md section 24): the bank's own words
  * arrive with typographic spaces, look-alike letters and several spellings of the rouble, and a
  * rule written for one spelling must match them all.
  */

@@ -7,7 +7,7 @@ import { banksOfSource, parseBankMessage } from './parse-message.js';
 const bank = (code: string) => bankFormat(code) as BankFormat;
 const sms = (code: string, text: string) => parseBankMessage(bank(code), { channel: 'sms', text });
 
-describe('parseBankMessage: the amount comes only from a credit rule (issue 19 section 2)', () => {
+describe('parseBankMessage: the amount comes only from a credit rule (docs/decisions.md section 24)', () => {
   it('never the balance, the mask or the time, even when they come first', () => {
     const parsed = sms('sber', 'СЧЁТ1234 10:15 Перевод 750р от Анна К. Баланс: 99 999р');
     assert.equal(parsed.status, 'parsed');

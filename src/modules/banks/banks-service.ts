@@ -8,7 +8,7 @@ import { BANK_FORMATS, type BankFormat, bankFormat } from '../bank-messages/inde
 
 export type BankRow = typeof banks.$inferSelect;
 
-/** The sources whose messages are a bank's (issue 19): the operators' lists, else the format's defaults. */
+/** The sources whose messages are a bank's (docs/decisions.md section 24): the operators' lists, else the format's defaults. */
 export function bankSourcesOf(row: Pick<BankRow, 'code' | 'smsSenders' | 'appPackages'>) {
   const format = bankFormat(row.code);
   return {

@@ -6,7 +6,7 @@ import type { LedgerService } from './ledger-service.js';
 
 const MerchantIdParams = Type.Object({ merchant_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-/** Admin API of a merchant's ledger: manual adjustments (audited) and the entries (issue 2, section 3). */
+/** Admin API of a merchant's ledger: manual adjustments (audited) and the entries (docs/api.md "Admin API"). */
 export function ledgerAdminRoutes(app: App, deps: { ledger: LedgerService }) {
   app.post(
     '/admin/merchants/:merchant_id/ledger-adjustments',

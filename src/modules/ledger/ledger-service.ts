@@ -40,7 +40,7 @@ export function createLedgerService(deps: { database: Database }) {
       allowUsdt: boolean;
       test?: boolean;
     }) {
-      // A test key's balance is the sandbox's, which is empty: test orders post no entries (issue 21).
+      // A test key's balance is the sandbox's, which is empty: test orders post no entries (docs/decisions.md section 29).
       const rows = merchant.test ? [] : await listBalances(db, merchant.id);
       const main = merchant.currencies[0] ?? 'RUB';
       const zero = (currency: string): BalanceRow => ({ currency, balance: money(0), reserved: money(0) });

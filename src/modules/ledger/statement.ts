@@ -43,7 +43,7 @@ export async function openingBalance(ex: Executor, p: StatementPeriod): Promise<
 
 /**
  * The statement of a period, oldest first, with the running balance, read in pages of `pageSize`
- * by entry id so that no more than one page is held at a time (issue 21: streamed CSV exports).
+ * by entry id so that no more than one page is held at a time (docs/decisions.md section 28: streamed CSV exports).
  * Yields the opening balance first (`opening`), then each line.
  */
 export async function* statementLines(

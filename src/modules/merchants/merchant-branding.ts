@@ -2,7 +2,7 @@ import { invalidField } from '../../lib/errors.js';
 import { type Allowlist, publicUrl } from '../../platform/outbound/index.js';
 import type { NewMerchantRow } from './merchants-repository.js';
 
-/** What the payment form shows of the merchant (issue 22), as the admin API and the portal take it. */
+/** What the payment form shows of the merchant (docs/decisions.md section 31), as the admin API and the portal take it. */
 export interface BrandingInput {
   /** 1 to 80 printable characters; null or '' clears it. */
   display_name?: string | null;

@@ -37,7 +37,7 @@ const settingsFields = {
   settlement: Type.Optional(Type.Union([Type.Literal('fiat'), Type.Literal('usdt')])),
   display_name: Type.Optional(
     Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
-      description: 'The name payers see on the payment form (issue 22), up to 80 characters; null clears it',
+      description: 'The name payers see on the payment form, up to 80 characters; null clears it',
     }),
   ),
   logo_url: Type.Optional(
@@ -59,7 +59,7 @@ const settingsFields = {
 
 const MerchantIdParams = Type.Object({ merchant_id: Type.String({ minLength: 1, maxLength: 64 }) });
 
-/** Admin API for merchants and their keys (issue 2, section 3). */
+/** Admin API for merchants and their keys (docs/api.md "Admin API"). */
 export function merchantsAdminRoutes(app: App, deps: { merchants: MerchantsService }) {
   const { merchants } = deps;
 

@@ -57,7 +57,7 @@ export const RotatedKeySchema = Type.Object({
   merchant_id: Type.String(),
   api_key: Type.String(),
   mode: Type.Union([Type.Literal('live'), Type.Literal('test')], {
-    description: 'test: a sandbox key (issue 21), its orders are test orders',
+    description: 'test: a sandbox key, its orders are test orders',
   }),
   previous_key_valid_until: Type.Union([Type.String(), Type.Null()], {
     description: 'ISO 8601; null: refused at once',

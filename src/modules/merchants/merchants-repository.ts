@@ -3,12 +3,12 @@ import type { Executor } from '../../db/database.js';
 import { apiKeys, merchants } from '../../db/tables/merchants.js';
 
 /**
- * A merchant. `test` is set only on the merchant of a request made with a sandbox key (issue 21
- * section 2): what that request creates and reads is test data.
+ * A merchant. `test` is set only on the merchant of a request made with a sandbox key (docs/decisions.md
+ * section 29): what that request creates and reads is test data.
  */
 export type MerchantRow = typeof merchants.$inferSelect & { test?: boolean };
 
-/** A key's mode: `test` keys are the sandbox's (issue 21 section 2). */
+/** A key's mode: `test` keys are the sandbox's (docs/decisions.md section 29). */
 export type KeyMode = 'live' | 'test';
 export type NewMerchantRow = typeof merchants.$inferInsert;
 

@@ -36,7 +36,7 @@ export async function notifyCaches(ex: Executor): Promise<void> {
   await notify(ex, CACHE_CHANNEL);
 }
 
-/** Merchant settings as the admin API takes them (issue 2, `POST /admin/merchants`; branding, issue 22). */
+/** Merchant settings as the admin API takes them (docs/api.md "Admin API", `POST /admin/merchants`; branding, docs/decisions.md section 31). */
 export interface MerchantSettingsInput extends BrandingInput {
   currencies?: string[];
   payment_types?: string[];
@@ -184,7 +184,7 @@ export interface MerchantsServiceDeps {
 /** The longest an old key may live on after a rotation: 7 days. */
 export const MAX_KEY_GRACE_SECONDS = 7 * 86_400;
 
-/** How every sandbox key starts (issue 21 section 2). */
+/** How every sandbox key starts (docs/decisions.md section 29). */
 export const TEST_KEY_PREFIX = 'test_';
 
 /**
@@ -286,7 +286,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
 
     /**
      * Issues a new key (shown once; it signs webhooks from now on). The old key is refused at once,
-     * or with `graceSeconds` (0..MAX_KEY_GRACE_SECONDS; issue 21) still accepted until then, so a
+     * or with `graceSeconds` (0..MAX_KEY_GRACE_SECONDS; docs/decisions.md section 28) still accepted until then, so a
      * deploy can switch keys without downtime. `mode: 'test'` does the same for the sandbox key
      * (issued on the first call). VALIDATION_ERROR for a grace out of range.
      */

@@ -12,7 +12,7 @@ import type { Role } from './permissions.js';
 
 export type OperatorRow = typeof operators.$inferSelect;
 
-/** Roles that cannot work without a second factor (issue 23 item 5): they move money or accounts. */
+/** Roles that cannot work without a second factor (docs/decisions.md section 32): they move money or accounts. */
 export const MFA_ROLES: readonly Role[] = ['admin', 'payouts'];
 
 /** How many recovery codes an enrolment gives (each good once). */
@@ -29,7 +29,7 @@ function recoveryCode(): string {
 const normaliseRecovery = (code: string) => code.trim().toLowerCase().replace(/\s+/g, '');
 
 /**
- * Operators' second factor (issue 23 item 5): TOTP (otpauth, secret sealed with SECRET_KEY, each code
+ * Operators' second factor (docs/decisions.md section 32): TOTP (otpauth, secret sealed with SECRET_KEY, each code
  * good once) and recovery codes (shown once, kept as SHA-256, each good once).
  */
 export function createOperatorMfa(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {

@@ -33,7 +33,7 @@ export interface SessionView {
 }
 
 /**
- * Console sign-in and sessions (issues 8 and 23): password (argon2id, one verification whether or not
+ * Console sign-in and sessions (docs/decisions.md section 32): password (argon2id, one verification whether or not
  * the name exists), then the second factor when the operator has one, the operator's IP allowlist,
  * a session of scope `enrol` for a money-moving role still owing its enrolment; sessions listed and
  * revoked one by one.
@@ -48,7 +48,7 @@ export function createOperatorSessions(deps: {
 
   async function refuse(username: string, ip: string, reason: LoginRefusal) {
     const tried = username.slice(0, 100);
-    // Every failure is on the trail, with the name tried and where from (issue 17 item 15).
+    // Every failure is on the trail, with the name tried and where from (docs/decisions.md section 20).
     await writeAudit(
       db,
       { name: 'anonymous', ip },

@@ -18,7 +18,7 @@ export interface TokenView {
 }
 
 /**
- * Operators' API tokens for automation (issues 8 and 23): shown once, kept as SHA-256, used with the
+ * Operators' API tokens for automation (docs/decisions.md section 32): shown once, kept as SHA-256, used with the
  * operator's role from the operator's allowed addresses, revoked all at once or one by one.
  */
 export function createOperatorTokens(deps: { database: Database; clock: Clock }) {

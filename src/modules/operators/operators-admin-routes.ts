@@ -16,7 +16,7 @@ import type { OperatorsService } from './operators-service.js';
 
 const Username = Type.Object({ username: Type.String({ maxLength: 40 }) });
 
-/** Admin API for operators (issue 8 section 1). */
+/** Admin API for operators (docs/decisions.md section 20). */
 export function operatorsAdminRoutes(app: App, deps: { operators: OperatorsService }) {
   const { operators } = deps;
   app.post(

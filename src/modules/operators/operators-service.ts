@@ -29,7 +29,7 @@ export function operatorView(o: OperatorRow) {
 }
 
 /**
- * Operator accounts (issues 8 and 23), with their sessions (`operator-sessions.ts`), API tokens
+ * Operator accounts (docs/decisions.md sections 20 and 32), with their sessions (`operator-sessions.ts`), API tokens
  * (`operator-tokens.ts`) and second factor (`operator-mfa.ts`). Passwords are argon2id hashes;
  * session and API tokens are random and kept only as SHA-256 digests.
  */

@@ -1,4 +1,4 @@
-/** Operator roles (issue 8). */
+/** Operator roles (docs/decisions.md section 20). */
 export const ROLES = ['admin', 'support', 'payouts', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -17,7 +17,7 @@ export type Permission =
   | 'operators.manage';
 
 /**
- * Role -> permissions (issue 8): admin does everything; support works orders and moderates receipts;
+ * Role -> permissions (docs/decisions.md section 20): admin does everything; support works orders and moderates receipts;
  * payouts works the payout queue; viewer reads. A support operator cannot open merchants.
  */
 export const ROLE_PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {

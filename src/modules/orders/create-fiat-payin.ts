@@ -24,7 +24,7 @@ import {
 } from './requisite-claim.js';
 import { sandboxPaymentDetails } from './sandbox-details.js';
 
-/** A pool offer taken for an order inside its transaction (the pool module's, issue 9). */
+/** A pool offer taken for an order inside its transaction (the pool module's, docs/decisions.md section 23). */
 export type TakeOffer = (
   ex: Executor,
   offerId: string,
@@ -100,7 +100,7 @@ export function createFiatPayinFlow(deps: {
     };
 
     if (merchant.test) {
-      // A sandbox order (issue 21 section 2): generated details, no requisite, no amount shift.
+      // A sandbox order (docs/decisions.md section 29): generated details, no requisite, no amount shift.
       if (cmd.offerId !== undefined || cmd.amount === undefined) throw new AppError('REQUISITES_NOT_FOUND');
       await assertNewExternalId(db, merchant, cmd.orderId ?? id);
       return await insertOrder(db, {

@@ -31,7 +31,7 @@ interface CommandBase {
   /** The merchant's `order_id`, or null (the internal id is then the external id). */
   orderId: string | null;
   successCallbackUrl: string | null;
-  /** The payment form's "back to the shop" link (issue 22), validated like the callback URL. */
+  /** The payment form's "back to the shop" link (docs/decisions.md section 31), validated like the callback URL. */
   returnUrl: string | null;
   client: ClientFields;
   comment: string | null;
@@ -48,7 +48,7 @@ export interface FiatPayinCommand extends CommandBase {
   convertToUsdt: boolean;
   /** The disambiguation window (RUB only), the request's values over the merchant's defaults. */
   deviation: Deviation | undefined;
-  /** `usePool`: the offer to take (issue 9). */
+  /** `usePool`: the offer to take (docs/decisions.md section 23). */
   offerId: string | undefined;
 }
 

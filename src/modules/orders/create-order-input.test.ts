@@ -275,7 +275,7 @@ describe('callbackUrl', () => {
     it(`${value} -> VALIDATION_ERROR on success_callback_url`, () =>
       throwsCode(() => callbackUrl(value, none), 'VALIDATION_ERROR', 'success_callback_url'));
   }
-  // Issue 17 item 14: a literal address the webhook could never reach is refused at creation.
+  // docs/decisions.md section 17: a literal address the webhook could never reach is refused at creation.
   const unreachable = [
     'http://127.0.0.1/hook',
     'http://127.1/hook',

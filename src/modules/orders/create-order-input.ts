@@ -108,7 +108,7 @@ export function checkLimits(merchant: MerchantRow, limitKey: string, amount: num
 /**
  * `success_callback_url`: an absolute http(s) URL of at most 2048 characters, or none. A host written
  * as a private, loopback, link-local or metadata address (or `localhost`) is refused here, since the
- * webhook could never be delivered there (issue 17 item 14), unless `allowlist` allows it; names are
+ * webhook could never be delivered there (docs/decisions.md section 17), unless `allowlist` allows it; names are
  * checked again when the webhook connects. Throws VALIDATION_ERROR naming `field` (the event
  * subscriptions' `url` is checked by the same rule).
  */

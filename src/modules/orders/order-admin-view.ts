@@ -11,7 +11,7 @@ export function eventActor(actor: AdminActor): string {
 
 /**
  * Operator actions on an order need the role for its queue: payouts for a PAYOUT, orders otherwise
- * (issue 8 roles). System actors without a role act as admin. Throws FORBIDDEN.
+ * (docs/decisions.md section 20). System actors without a role act as admin. Throws FORBIDDEN.
  */
 export function assertMayManage(actor: AdminActor, order: Pick<OrderRow, 'method'>): void {
   const needed = order.method === 'payout' ? 'payouts.manage' : 'orders.manage';
@@ -37,7 +37,7 @@ export function adminOrderView(order: OrderRow, nowMs: number, publicBaseUrl: st
     expires_at: order.expiresAt?.toISOString() ?? null,
     finished_at: order.finishedAt?.toISOString() ?? null,
     received_amount: order.receivedAmount === null ? null : money(order.receivedAmount).toFixed(),
-    /** A sandbox order (issue 21 section 2): shown marked, left out of live reports and queues. */
+    /** A sandbox order (docs/decisions.md section 29): shown marked, left out of live reports and queues. */
     test: order.test,
   };
 }

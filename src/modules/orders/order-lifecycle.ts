@@ -28,10 +28,10 @@ export interface TransitionContext {
   audit?: { by: AdminActor; action: string; extra?: Record<string, unknown> };
 }
 
-/** Work that must commit with a move to `success` (the webhook outbox row, issue 3). */
+/** Work that must commit with a move to `success` (the webhook outbox row, docs/decisions.md section 11). */
 export type SuccessHook = (ex: Executor, order: OrderRow) => Promise<void>;
 
-/** One status move, as event hooks see it (issue 21: the merchant's event subscriptions). */
+/** One status move, as event hooks see it (docs/decisions.md section 26). */
 export interface OrderMove {
   order: OrderRow;
   from: string;
@@ -127,7 +127,7 @@ async function postSuccessMoney(
  * status: each move writes the order, its timeline event, its ledger entries (with what was
  * credited fixed on the order), its audit entry when an operator made it, and its success hooks (the
  * webhook outbox row) in the caller's transaction, with no network call. A sandbox order
- * (`test`, issue 21 section 2) moves the same way but posts no ledger entry and holds nothing.
+ * (`test`, docs/decisions.md section 29) moves the same way but posts no ledger entry and holds nothing.
  */
 export function createOrderLifecycle(deps: {
   successHooks?: SuccessHook[];
@@ -145,7 +145,7 @@ export function createOrderLifecycle(deps: {
     for (const hook of moveHooks) await hook(ex, moves);
   }
 
-  /** Metrics count live orders only: a sandbox order is never a live figure (issue 21 section 2). */
+  /** Metrics count live orders only: a sandbox order is never a live figure (docs/decisions.md section 29). */
   function finished(order: OrderRow, status: 'success' | 'error') {
     if (!order.test) deps.onFinished?.(order, status);
   }

@@ -14,7 +14,7 @@ import type { OrdersService } from './orders-service.js';
 
 const AdminOrderParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
-/** Admin API for orders: list, read, confirm, cancel (issue 2, section 3; docs/decisions.md section 5). */
+/** Admin API for orders: list, read, confirm, cancel (docs/api.md "Admin API"; docs/decisions.md section 5). */
 export function ordersAdminRoutes(app: App, deps: { orders: OrdersService; uploads: UploadReader }) {
   const { orders, uploads } = deps;
 

@@ -24,7 +24,7 @@ export const AdminOrderSchema = Type.Object({
       description: 'Crypto: the coins received so far (partial payments add up), a decimal string',
     }),
   ),
-  test: Type.Boolean({ description: 'A sandbox order, made with a test key (issue 21)' }),
+  test: Type.Boolean({ description: 'A sandbox order, made with a test key' }),
 });
 
 /** `GET /admin/orders`: a page of orders, newest first. */

@@ -20,17 +20,17 @@ export interface OrderFilter {
   to?: Date;
   /**
    * One box that finds an order by its internal id, the merchant's order id, the client id or
-   * (digits) the amount asked or to pay (issue 21: the portal's search).
+   * (digits) the amount asked or to pay (docs/decisions.md section 28: the portal's search).
    */
   search?: string;
   /**
    * Orders the search also finds through other modules (a chain transfer's tx hash, a bank
-   * message's text: the operators' search, issue 23 item 2).
+   * message's text: the operators' search, docs/decisions.md section 32).
    */
   alsoIds?: string[];
   /** The list's order: newest first (default), oldest first, or by amount. */
   sort?: 'created_desc' | 'created_asc' | 'amount_desc' | 'amount_asc';
-  /** Only sandbox (true) or only live (false) orders; both when undefined (issue 21 section 2). */
+  /** Only sandbox (true) or only live (false) orders; both when undefined (docs/decisions.md section 29). */
   test?: boolean;
 }
 
@@ -78,7 +78,7 @@ function filterSql(f: OrderFilter): SQL | undefined {
 
 /**
  * Every order of a filter, newest first, read in pages of `pageSize` by (created_at, id) so that
- * at most one page is held at a time (the streamed CSV exports of issue 21).
+ * at most one page is held at a time (the streamed CSV exports: docs/decisions.md section 28).
  */
 export async function* streamOrders(
   ex: Executor,

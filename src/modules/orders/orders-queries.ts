@@ -34,7 +34,7 @@ export async function cryptoOrdersAtAddress(ex: Executor, address: string, limit
 }
 
 /**
- * Deposit addresses a chain watcher looks at (issue 20): crypto orders of `types` that are pending
+ * Deposit addresses a chain watcher looks at (docs/decisions.md section 25): crypto orders of `types` that are pending
  * or ended after `endedSince` (the late window), with their type.
  */
 export async function cryptoAddressesToWatch(ex: Executor, types: readonly string[], endedSince: Date) {
@@ -109,7 +109,7 @@ const sameAmountOn = (c: CreditOnRequisite) =>
 
 /**
  * The pending fiat orders on the requisite with exactly that payable amount and still within their
- * deadline, locked FOR UPDATE: one of them is the order a credit confirms (issue 9).
+ * deadline, locked FOR UPDATE: one of them is the order a credit confirms (docs/decisions.md section 24).
  */
 export async function pendingOrdersForCredit(
   ex: Executor,
@@ -163,7 +163,7 @@ export function depositAddressInUse(address: SQL, since: Date): SQL {
     AND (${orders.status} = 'pending' OR ${orders.finishedAt} > ${since.toISOString()}::timestamptz))`;
 }
 
-/** An order a bank credit on its requisite might be for (issue 19), as the credit decision reads it. */
+/** An order a bank credit on its requisite might be for (docs/decisions.md section 24), as the credit decision reads it. */
 export interface OrderForCredit {
   order: OrderRow;
   /** `expired` when the expiry sweeper ended it (a credit for it is a late payment). */
@@ -204,7 +204,7 @@ export async function ordersForCredit(
   ];
 }
 
-/** PAYIN orders on the requisites that expired after `since` (issue 19: expired while a device was quiet). */
+/** PAYIN orders on the requisites that expired after `since` (docs/decisions.md section 24: expired while a device was quiet). */
 export async function expiredPayinsOn(ex: Executor, requisiteIds: string[], since: Date) {
   if (requisiteIds.length === 0) return [];
   return ex
@@ -221,7 +221,7 @@ export async function expiredPayinsOn(ex: Executor, requisiteIds: string[], sinc
     );
 }
 
-/** Ids of fiat PAYIN orders on the requisites that succeeded after `since` (issue 19: "alive but deaf"). */
+/** Ids of fiat PAYIN orders on the requisites that succeeded after `since` (docs/decisions.md section 24: "alive but deaf"). */
 export async function paidPayinsOn(ex: Executor, requisiteIds: string[], since: Date) {
   if (requisiteIds.length === 0) return [];
   return ex

@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { orders } from '../../db/tables/orders.js';
 import { money } from '../../lib/money.js';
 
-/** The figures of one payment type (or of all) over a period (issue 21 section 5). */
+/** The figures of one payment type (or of all) over a period (docs/decisions.md section 30). */
 export interface ReportFigures {
   /** Orders created in the period. */
   created: number;
@@ -59,7 +59,7 @@ function figures(rows: Row[]): ReportFigures {
 /**
  * The merchant's live orders created in [from, to): per type, direction and currency, how many
  * were created and succeeded, the volume that succeeded and the time they took. Sandbox orders are
- * left out (issue 21 section 2: test data never counts in live reports); `test` reports only them. One grouped query on the
+ * left out (docs/decisions.md section 29: test data never counts in live reports); `test` reports only them. One grouped query on the
  * (merchant_id, created_at) index.
  */
 export async function merchantReport(
@@ -85,7 +85,7 @@ export async function merchantReport(
     .from(orders)
     .where(
       and(
-        // null: every merchant (the operators' dashboard, issue 23).
+        // null: every merchant (the operators' dashboard, docs/decisions.md section 32).
         merchantId === null ? undefined : eq(orders.merchantId, merchantId),
         eq(orders.test, test),
         gte(orders.createdAt, from),

@@ -31,7 +31,7 @@ export const CreateOrderBodySchema = Type.Object(
         Type.String({
           maxLength: 2048,
           description:
-            'Extension (issue 22): where the payment form\'s "back to the shop" button leads; a public http(s) URL',
+            'Extension: where the payment form\'s "back to the shop" button leads; a public http(s) URL',
         }),
       ),
     ),

@@ -112,7 +112,7 @@ export function createOrdersService(deps: {
     if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
     const test = merchant.test === true;
     const byInternal = isInternalId(id) ? await lookup.byId(id) : undefined;
-    // A test key sees only test orders and a live key only live ones (issue 21 section 2).
+    // A test key sees only test orders and a live key only live ones (docs/decisions.md section 29).
     if (byInternal?.merchantId === merchant.id && byInternal.test === test) return byInternal;
     const byExternal = await lookup.byExternalId(merchant.id, id, test);
     if (byExternal) return byExternal;
@@ -207,7 +207,7 @@ export function createOrdersService(deps: {
 
     /**
      * Admin list with filters, newest first; rows carry the operator's fields and, for an order in
-     * error, who ended it (`ended_by`: issue 23 item 3, "cancelled by whom").
+     * error, who ended it (`ended_by`: docs/decisions.md section 32, "cancelled by whom").
      */
     async listAdminOrders(filter: OrderFilter, page: number, size: number) {
       const { rows, total } = await listOrders(db, filter, page, size);
@@ -283,7 +283,7 @@ export function createOrdersService(deps: {
     },
 
     /**
-     * The merchant's dashboard figures (issue 21 section 5): today (UTC) and the last 30 days, per
+     * The merchant's dashboard figures (docs/decisions.md section 30): today (UTC) and the last 30 days, per
      * payment type, with the daily PAYIN series of the 30 days; live orders, or (`test`) the sandbox's.
      */
     async merchantReports(merchantId: string, test = false) {
@@ -299,7 +299,7 @@ export function createOrdersService(deps: {
       return { merchant_id: merchantId, generated_at: now.toISOString(), today, last_30_days: last30, daily };
     },
 
-    /** Today's (UTC) live orders of every merchant per payment type: the operators' dashboard (issue 23). */
+    /** Today's (UTC) live orders of every merchant per payment type: the operators' dashboard (docs/decisions.md section 32). */
     async platformToday() {
       const now = new Date(clock.now());
       const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));

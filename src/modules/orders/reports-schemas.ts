@@ -19,7 +19,7 @@ const Period = Type.Object({
   by_type: Type.Array(Type.Object({ type: Type.String(), direction: Type.String(), ...Figures })),
 });
 
-/** `GET /merchant/reports` and the portal's `reports.json` (issue 21 section 5). */
+/** `GET /merchant/reports` and the portal's `reports.json` (docs/decisions.md section 30). */
 export const ReportsSchema = Type.Object({
   merchant_id: Type.String(),
   generated_at: Type.String(),

@@ -22,7 +22,7 @@ function chars(seed: string, alphabet: string, count: number): string {
 }
 
 /**
- * The generated payment details of a sandbox fiat PAYIN (issue 21 section 2), shaped as a live
+ * The generated payment details of a sandbox fiat PAYIN (docs/decisions.md section 29), shaped as a live
  * order's: a card number (2200 + 12 digits, a range no issuer uses for us), a +7 900 phone, a bank
  * account, or an SBP link, by what the type needs. No requisite row is touched (`requisiteId` null).
  */

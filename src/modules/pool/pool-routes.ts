@@ -19,7 +19,7 @@ export const OfferInput = {
   ttl_seconds: Type.Integer({ minimum: 60, maximum: 86_400 }),
 };
 
-/** `GET /merchant/pool/requisites` (docs/decisions.md section 12; issue 9): `{success, data, requisites}`. */
+/** `GET /merchant/pool/requisites` (docs/decisions.md sections 12 and 23): `{success, data, requisites}`. */
 export function poolMerchantRoutes(
   app: App,
   deps: {
@@ -49,14 +49,14 @@ export function poolMerchantRoutes(
       },
     },
     async (request) => {
-      // Pool offers are live requisites: a test key sees none (issue 21 section 2).
+      // Pool offers are live requisites: a test key sees none (docs/decisions.md section 29).
       const offers = merchantOf(request).test ? [] : await deps.pool.offersFor(merchantOf(request));
       return { success: true as const, data: offers, requisites: offers };
     },
   );
 }
 
-/** Admin: pool offers (issue 9). */
+/** Admin: pool offers (docs/decisions.md section 23). */
 export function poolAdminRoutes(app: App, deps: { pool: PoolService }) {
   app.post(
     '/admin/pool/offers',

@@ -12,7 +12,7 @@ import { findRequisite, findRequisites } from '../requisites/index.js';
 export type OfferRow = typeof requisiteOffers.$inferSelect;
 
 /**
- * Requisite pool offers (issue 9; docs/decisions.md section 12): a requisite with a fixed amount,
+ * Requisite pool offers (docs/decisions.md sections 12 and 23): a requisite with a fixed amount,
  * published by operators or holders' devices, listed to merchants, taken by one order.
  */
 export function createPoolService(deps: { database: Database; clock: Clock }) {

@@ -1,5 +1,5 @@
 /**
- * Exchange rates (docs/decisions.md section 6; issue 20 section 2): operators' rates with an
+ * Exchange rates (docs/decisions.md sections 6 and 22): operators' rates with an
  * expiry, the sources' quotes (CoinGecko, Rapira, the CBR, the generic provider), their median and
  * its history.
  */

@@ -9,7 +9,7 @@ export type SourceOutcome =
   | { source: string; ok: null; skipped: 'not due' };
 
 /**
- * The rate sources' poll (issue 20 section 2): each source whose interval has passed is read (10 s
+ * The rate sources' poll (docs/decisions.md section 22): each source whose interval has passed is read (10 s
  * limit each, all at once); a source that fails (429, 5xx, garbage, timeout) is skipped and its
  * last quotes simply age, the others' are stored. Then every pair's effective rate is checked, so
  * that expiries and staleness are recorded in the history too.

@@ -73,7 +73,7 @@ export function effectiveRate(input: {
 }
 
 /**
- * The coin/RUB rate a crypto PAYIN quote uses after a markup of `percent` (issue 20): lowered by it,
+ * The coin/RUB rate a crypto PAYIN quote uses after a markup of `percent` (docs/decisions.md section 22): lowered by it,
  * `rate * (1 - percent / 100)` rounded half up to 12 decimals, so that the client sends more coins
  * for the same rubles. 0 leaves the rate as it is.
  */

@@ -16,7 +16,7 @@ const limitFields = {
   emv: Type.Optional(Nullable(Type.String({ maxLength: 2048 }))),
 };
 
-/** Admin API for the requisites pool (issue 2, section 3; docs/decisions.md section 7). */
+/** Admin API for the requisites pool (docs/api.md "Admin API"; docs/decisions.md section 7). */
 export function requisitesAdminRoutes(app: App, deps: { requisites: RequisitesService }) {
   app.post(
     '/admin/requisites',

@@ -63,7 +63,7 @@ export async function disableRequisites(ex: Executor, ids: string[], reason: str
   return rows.map((r) => r.id);
 }
 
-/** Why a requisite takes no new orders for now (issue 19). */
+/** Why a requisite takes no new orders for now (docs/decisions.md section 24). */
 export type PauseReason = 'block' | 'stale' | 'liveness';
 
 /**
@@ -110,7 +110,7 @@ export async function resumeRequisites(
 }
 
 /**
- * The masks a requisite's bank messages show (issue 19 section 2): a card's last four digits,
+ * The masks a requisite's bank messages show (docs/decisions.md section 24): a card's last four digits,
  * plus the endings operators added.
  */
 export function requisiteMasks(r: Pick<RequisiteRow, 'kind' | 'address' | 'masks'>): string[] {

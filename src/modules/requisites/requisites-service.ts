@@ -100,7 +100,7 @@ const ADDRESS_RULES: Record<RequisiteInput['kind'], { re: RegExp; problem: strin
 };
 
 /**
- * The requisites pool as operators manage it (issue 2 admin API; docs/decisions.md section 7). `loads`
+ * The requisites pool as operators manage it (docs/api.md "Admin API"; docs/decisions.md section 7). `loads`
  * reads each requisite's load from the orders (the orders module's, given by the composition root).
  */
 export function createRequisitesService(deps: {

@@ -4,7 +4,7 @@ import { parseUtcDateTime } from '../../lib/utc-date.js';
 import { AuditEntrySchema } from './audit-admin-schemas.js';
 import type { AuditService } from './audit-service.js';
 
-/** `GET /admin/audit`: the trail with filters (issue 8 section 3). */
+/** `GET /admin/audit`: the trail with filters (docs/api.md "Admin API"). */
 export function auditAdminRoutes(app: App, deps: { audit: AuditService }) {
   app.get(
     '/admin/audit',

@@ -11,7 +11,7 @@ export interface AuditFilter {
   to?: Date | undefined;
 }
 
-/** Reads of the append-only audit trail (issue 8 section 3); writes go through writeAudit. */
+/** Reads of the append-only audit trail (docs/api.md "Admin API"); writes go through writeAudit. */
 export function createAuditService(deps: { database: Database }) {
   const db = deps.database.db;
   return {

@@ -1,2 +1,2 @@
-/** Prometheus metrics of one process (issue 10), scraped at `GET /metrics`. */
+/** Prometheus metrics of one process (README "Deployment"), scraped at `GET /metrics`. */
 export { createMetrics, type Metrics } from './metrics.js';

@@ -2,7 +2,7 @@ import ipaddr from 'ipaddr.js';
 
 /**
  * Whether an IP address is a public destination we may connect to on a merchant's behalf
- * (docs/decisions.md sections 9 and 11; issue 3 "Outbound address guard"). Refused: loopback, private,
+ * (docs/decisions.md sections 9, 11 and 17). Refused: loopback, private,
  * link-local (incl. 169.254.169.254), CGNAT, multicast, broadcast, reserved and documentation ranges,
  * unspecified, unique-local IPv6, IPv6 outside global unicast 2000::/3, 6to4/Teredo tunnels, and
  * IPv4-mapped / IPv4-compatible / NAT64 IPv6 forms of any refused IPv4 address.

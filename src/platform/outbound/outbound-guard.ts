@@ -28,7 +28,7 @@ export interface OutboundGuard {
 }
 
 /**
- * The outbound address guard shared by webhooks and receipt URLs (issue 3 section 4).
+ * The outbound address guard shared by webhooks and receipt URLs (docs/decisions.md section 17).
  * `connectTimeoutMs` bounds TCP+TLS setup.
  */
 export function createOutboundGuard(options: {

@@ -3,7 +3,7 @@ import { type Allowlist, isForbiddenLiteralHost } from './address-policy.js';
 
 /**
  * A merchant-given URL that someone will open: a webhook target we connect to, or a page or image the
- * payer's browser opens (issue 22: `return_url`, `logo_url`). Absolute, at most 2048 characters, with
+ * payer's browser opens (docs/decisions.md section 31: `return_url`, `logo_url`). Absolute, at most 2048 characters, with
  * one of `protocols` (http and https by default), and not written as a private, loopback, link-local
  * or metadata address or `localhost` unless `allowlist` allows it (names are checked again when we
  * connect). Returns the value as given, or null for none (undefined, null or ''). Throws

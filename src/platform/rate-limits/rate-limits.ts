@@ -37,7 +37,7 @@ export const memoryLimiters: LimiterFactory = (keyPrefix, rule) =>
   new RateLimiterMemory({ keyPrefix, points: rule.points, duration: rule.durationSeconds });
 
 /**
- * Counters in Redis, shared by every process (issue 10). While Redis cannot be reached each process
+ * Counters in Redis, shared by every process (docs/api.md "Limits"). While Redis cannot be reached each process
  * falls back to its own memory counters (the insurance limiter) instead of failing requests.
  */
 export function redisLimiters(redis: Redis): LimiterFactory {

@@ -35,7 +35,7 @@ const ok = <T extends Parameters<typeof Type.Object>[0]>(fields: T) =>
   Type.Object({ success: Type.Literal(true), ...fields });
 
 /**
- * Appeals of the signed merchant API (issue 21 section 4): `POST /merchant/appeals` opens a
+ * Appeals of the signed merchant API (docs/decisions.md section 27): `POST /merchant/appeals` opens a
  * late-payment claim with a receipt, multipart (`orderId`, `receipt`; signed as an empty body) or
  * JSON (`orderId`, `receiptUrl`), under the receipt upload's rules; `GET /merchant/appeals[/{id}]`.
  */
@@ -116,7 +116,7 @@ export function appealsRoutes(
         response: { 200: ok({ data: Type.Array(AppealSchema) }), ...errorResponses },
       },
     },
-    // Appeals are live only: a test key has none (issue 21 section 2).
+    // Appeals are live only: a test key has none (docs/decisions.md section 29).
     async (request) => ({
       success: true as const,
       data: merchantOf(request).test ? [] : await appeals.forMerchant(merchantOf(request).id, request.query),

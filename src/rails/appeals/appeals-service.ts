@@ -50,7 +50,7 @@ export type EmitEvent = (
 ) => Promise<void>;
 
 /**
- * Appeals (issue 21 section 4; docs/decisions.md section 27): a late-payment claim on a failed fiat
+ * Appeals (docs/decisions.md section 27): a late-payment claim on a failed fiat
  * PAYIN, made by the payer on the form or by the merchant (API, portal) with a receipt under the
  * contract's receipt rules. Operators accept it (the order succeeds through the lifecycle: ledger,
  * success webhook, `order.late_payment`) or reject it with a reason; both emit `appeal.resolved`.
@@ -74,7 +74,7 @@ export function createAppealsService(deps: {
    * appeal is open (the receipts module refuses a second receipt under review the same way).
    */
   async function assertAppealable(order: OrderRow): Promise<void> {
-    // Appeals are live only: a sandbox order is driven by the sandbox (issue 21 section 2).
+    // Appeals are live only: a sandbox order is driven by the sandbox (docs/decisions.md section 29).
     if (order.test || order.direction !== 'PAYIN' || order.method === 'crypto' || order.status !== 'error')
       throw new AppError('ORDER_STATE_CONFLICT');
     const ended = (order.finishedAt ?? order.updatedAt).getTime();

@@ -1,5 +1,5 @@
 /**
- * Appeals (issue 21 section 4; docs/decisions.md section 27): late-payment claims on failed fiat
+ * Appeals (docs/decisions.md section 27): late-payment claims on failed fiat
  * PAYINs, from the payer's form, the merchant API and the portal; resolved by operators.
  */
 export { AppealSchema, appealsAdminRoutes, appealsRoutes } from './appeals-routes.js';

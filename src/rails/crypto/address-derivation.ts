@@ -87,7 +87,7 @@ export function tronAddress(accountBytes: Uint8Array): string {
 /**
  * The deposit address at `index` on the external chain (`<account>/0/<index>`) of an account-level
  * key: BTC `bc1q...`, LTC `ltc1q...` (BIP84), EVM EIP-55 `0x...` (BIP44 coin 60), TRON `T...`
- * (BIP44 coin 195). Issue 4 section 3.
+ * (BIP44 coin 195; docs/decisions.md section 8).
  */
 export function deriveDepositAddress(
   network: Exclude<KeyNetwork, 'ton'>,

@@ -31,7 +31,7 @@ function isTonAddress(text: string): boolean {
 }
 
 /**
- * Operators' crypto settings (issue 4; docs/decisions.md section 8): the account xpubs deposit
+ * Operators' crypto settings (docs/decisions.md section 8): the account xpubs deposit
  * addresses are derived from, the TON address pool, and what needs their attention.
  */
 export function createCryptoKeys(deps: { database: Database; clock: Clock }) {

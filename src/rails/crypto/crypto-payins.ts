@@ -93,7 +93,7 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
 
     /**
      * Fills `cryptoAmount` (and the USDT and RUB figures) of pending orders created without a fresh
-     * rate, as soon as one exists (issue 4 section 2). Returns how many were filled.
+     * rate, as soon as one exists (docs/decisions.md section 6). Returns how many were filled.
      */
     async fillMissingAmounts(): Promise<number> {
       const waiting = await cryptoOrdersAwaitingQuote(db, 200);

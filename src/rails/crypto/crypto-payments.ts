@@ -49,8 +49,8 @@ const sameAddress = (a: string, b: string) =>
   a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
 
 /**
- * Transfers to deposit addresses, reported by the chain watcher or by an operator (issue 4;
- * docs/decisions.md section 8), credited through the order lifecycle.
+ * Transfers to deposit addresses, reported by the chain watcher or by an operator
+ * (docs/decisions.md section 8), credited through the order lifecycle.
  */
 export function createCryptoPayments(deps: {
   database: Database;
@@ -299,7 +299,7 @@ export function createCryptoPayments(deps: {
 
   /**
    * Credits a transfer a built-in watcher saw (outcome `awaiting`) once its confirmations are
-   * reached and its inclusion re-checked (issue 20): the same rules as a chain notification. Answers
+   * reached and its inclusion re-checked (docs/decisions.md section 25): the same rules as a chain notification. Answers
    * null when the row is no longer awaiting (another process settled or dropped it).
    */
   async function settleAwaiting(rowId: number, confirmations: number) {
@@ -375,7 +375,7 @@ export function createCryptoPayments(deps: {
     },
 
     /**
-     * A sandbox payment (issue 21 section 2) of `amount` coins to a pending test order: the live
+     * A sandbox payment (docs/decisions.md section 29) of `amount` coins to a pending test order: the live
      * credit rules without a chain transfer row. ORDER_STATE_CONFLICT for a live or finished order.
      */
     async sandboxPayment(orderId: string, amount: Decimal) {

@@ -27,7 +27,7 @@ function watcherAuth(token: string | undefined): preValidationAsyncHookHandler {
   };
 }
 
-/** `POST /chain/notifications`: a chain watcher reports a payment to a deposit address (issue 4). */
+/** `POST /chain/notifications`: a chain watcher reports a payment to a deposit address (docs/decisions.md section 8). */
 export function chainRoutes(app: App, deps: { crypto: CryptoService; watcherToken: string | undefined }) {
   app.post(
     '/chain/notifications',
@@ -78,7 +78,7 @@ export function chainRoutes(app: App, deps: { crypto: CryptoService; watcherToke
   );
 }
 
-/** Admin: extended public keys, TON pool addresses, transactions needing attention (issue 4). */
+/** Admin: extended public keys, TON pool addresses, transactions needing attention (docs/decisions.md section 8). */
 export function cryptoAdminRoutes(app: App, deps: { crypto: CryptoService }) {
   app.put(
     '/admin/crypto/xpubs',

@@ -11,8 +11,8 @@ export interface CryptoRates {
 }
 
 /**
- * The rates of a crypto PAYIN quote after the markup `percent` (issue 20; docs/decisions.md section
- * 6): the rate that turns the coin into rubles is lowered by it (for USDT methods USDT/RUB, else
+ * The rates of a crypto PAYIN quote after the markup `percent` (docs/decisions.md sections
+ * 6 and 22): the rate that turns the coin into rubles is lowered by it (for USDT methods USDT/RUB, else
  * COIN/RUB), so that the client sends more coins for the same rubles; the USDT/RUB rate of another
  * coin's USDT estimate is left as it is. The order keeps the rate it gets (`cryptoRate`).
  */
@@ -86,7 +86,7 @@ export interface CryptoCredit {
 
 /**
  * The credit for `received` coins (docs/decisions.md section 8: the credited amount is the amount
- * received; issue 4: USDT to a USDT-settled merchant, RUB otherwise). Non-USDT coins convert at
+ * received; USDT to a USDT-settled merchant, RUB otherwise). Non-USDT coins convert at
  * `coinRub` (and `usdtRub` for USDT settlement). Returns undefined when a needed rate is missing.
  */
 export function cryptoCredit(input: {
@@ -113,7 +113,7 @@ export function cryptoCredit(input: {
 }
 
 /**
- * A transaction hash in its one stored form (issue 17 item 2): 64 lower-case hex characters without
+ * A transaction hash in its one stored form (docs/decisions.md section 14): 64 lower-case hex characters without
  * `0x`. Accepts `0x`-prefixed and upper-case hex on every network and, on TON, the base64 (standard
  * or URL-safe) form of the 32-byte hash that TON APIs give. Returns undefined for anything else, so
  * that one transaction written four ways is one key, never four credits.

@@ -9,8 +9,8 @@ import { createCryptoPayments } from './crypto-payments.js';
 import { orderIdsOfTx } from './tx-search.js';
 
 /**
- * Crypto PAYIN (docs/api.md "createOrder - crypto PAYIN"; docs/decisions.md sections 6 and 8;
- * issue 4): creation with a deposit address and an exact amount, confirmation by the chain watcher
+ * Crypto PAYIN (docs/api.md "createOrder - crypto PAYIN"; docs/decisions.md sections 6 and 8):
+ * creation with a deposit address and an exact amount, confirmation by the chain watcher
  * or an operator, and the operators' keys and pool.
  */
 export function createCryptoService(deps: {
@@ -27,7 +27,7 @@ export function createCryptoService(deps: {
   const payments = createCryptoPayments(deps);
   const keys = createCryptoKeys(deps);
   return {
-    /** What the built-in chain watchers record (issue 20), and their credit path. */
+    /** What the built-in chain watchers record (docs/decisions.md section 25), and their credit path. */
     chainTransfers: { ...createChainTransfers(deps), settle: payments.settleAwaiting },
     createPayin: payins.create,
     fillMissingAmounts: payins.fillMissingAmounts,

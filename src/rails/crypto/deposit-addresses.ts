@@ -6,7 +6,7 @@ import type { KeyNetwork } from '../../modules/catalog/index.js';
 import { depositAddressInUse } from '../../modules/orders/index.js';
 import { deriveDepositAddress, parseExtendedPublicKey } from './address-derivation.js';
 
-/** How long a pool address stays with its order after the order ends, for late payments (issue 4). */
+/** How long a pool address stays with its order after the order ends, for late payments (docs/decisions.md section 8). */
 export const POOL_HOLD_MS = 24 * 3600 * 1000;
 
 const parsedKeys = new Map<string, HDKey>();

@@ -1,4 +1,4 @@
-/** Crypto PAYIN (issue 4; docs/decisions.md sections 6 and 8). */
+/** Crypto PAYIN (docs/decisions.md sections 6 and 8). */
 
 export type { AwaitingTransfer, ObservedTransfer } from './chain-transfers.js';
 export { chainRoutes, cryptoAdminRoutes } from './crypto-routes.js';

@@ -4,7 +4,7 @@ import { cryptoTransactions } from '../../db/tables/crypto.js';
 import { normaliseTxHash } from './crypto-rules.js';
 
 /**
- * The orders a chain transaction paid (the operators' search by tx hash, issue 23 item 2): the hash
+ * The orders a chain transaction paid (the operators' search by tx hash, docs/decisions.md section 32): the hash
  * as explorers show it (hex with or without `0x`, any case; TON's base64), at most 20 orders.
  */
 export async function orderIdsOfTx(ex: Executor, text: string): Promise<string[]> {

@@ -36,7 +36,7 @@ const ctx = (over: Partial<CreditContext> = {}): CreditContext => ({
   ...over,
 });
 
-describe('decideCredit: a credit confirms one order only when every rule holds (issue 19 section 3)', () => {
+describe('decideCredit: a credit confirms one order only when every rule holds (docs/decisions.md section 24)', () => {
   it('all hold: confirms the one order of that exact amount', () => {
     assert.deepEqual(decideCredit(ctx()), { action: 'confirm', orderId: 'lux-1' });
   });

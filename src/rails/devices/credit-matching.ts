@@ -1,5 +1,5 @@
 /**
- * When one bank credit may confirm one order by itself (issue 19 section 3), as a pure decision over
+ * When one bank credit may confirm one order by itself (docs/decisions.md section 24), as a pure decision over
  * what the caller read in one transaction. Every condition must hold; anything else goes to an
  * operator's review queue with its reason, and nothing is ever credited on a guess.
  */

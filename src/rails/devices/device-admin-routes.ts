@@ -21,7 +21,7 @@ const EVENT_STATUSES = [
 const ok = <T>(data: T) => ({ success: true as const, data });
 
 /**
- * Admin: requisite holders' devices (issue 19): pairing, bindings, rotation, revocation, the list
+ * Admin: requisite holders' devices (docs/decisions.md section 24): pairing, bindings, rotation, revocation, the list
  * with liveness, and the review queue of their messages.
  */
 export function deviceAdminRoutes(

@@ -36,7 +36,7 @@ import {
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 
 /**
- * Operators' management of requisite holders' phones (issue 19 section 1): pairing (the secrets
+ * Operators' management of requisite holders' phones (docs/decisions.md section 24): pairing (the secrets
  * shown once, and a one-time link valid 15 minutes), bindings (one device per requisite),
  * rotation with a grace period, revocation, and the list with state, health and warnings.
  */
@@ -172,7 +172,7 @@ export function createDeviceAdmin(deps: {
           pairingExpiresAt: null,
         });
         await setBindings(tx, id, [], now);
-        // Requisites without a live device are not subject to liveness (issue 19 section 4).
+        // Requisites without a live device are not subject to liveness (docs/decisions.md section 24).
         await resumeRequisites(tx, bound, ['stale', 'liveness'], now);
         await writeAudit(tx, actor, {
           action: 'device.revoke',

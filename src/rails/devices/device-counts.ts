@@ -4,7 +4,7 @@ import { deviceState } from './device-state.js';
 import { listDevices, oldestReview } from './devices-repository.js';
 
 /**
- * The devices' gauges (issue 19 "Metrics"), read when Prometheus scrapes: devices by state, and the
+ * The devices' gauges (README "Devices and the review queue"), read when Prometheus scrapes: devices by state, and the
  * age of the oldest message waiting in the review queue, in seconds (0 when none).
  */
 export function deviceCounts(deps: { database: Database; clock: Clock }) {

@@ -11,7 +11,7 @@ import { NativeBatch } from './native-batch.js';
 import { readSmsForwarderBody } from './sms-forwarder-body.js';
 import { EnvelopeError, readSmsGatewayEnvelope } from './sms-gateway-envelope.js';
 
-/** Device bodies are small: one message, or a batch of at most 100 (issue 19: 413 above 64 KB). */
+/** Device bodies are small: one message, or a batch of at most 100 (docs/decisions.md section 24: 413 above 64 KB). */
 export const DEVICE_BODY_LIMIT = 64 * 1024;
 
 declare module 'fastify' {
@@ -43,7 +43,7 @@ const readOr400 = <T>(read: () => T): T => {
 };
 
 /**
- * What phones post (issue 19 section 1): SMS Gateway for Android's webhooks (signed), SmsForwarder's
+ * What phones post (docs/decisions.md section 24): SMS Gateway for Android's webhooks (signed), SmsForwarder's
  * template (bearer token), the native batch (signed), and the one-time pairing link. The signature
  * or token is checked before anything else, so a refused request stores nothing; every authentic
  * event is answered 2xx (including `ignored` and `duplicate`) so that apps stop retrying.

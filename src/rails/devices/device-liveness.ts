@@ -10,7 +10,7 @@ import { bindingsOf, insertEvent, quietDevices } from './devices-repository.js';
 const SYSTEM = { name: 'system:liveness', ip: '' };
 
 /**
- * The liveness sweep (issue 19 section 4), run by every worker: for devices that send heartbeats
+ * The liveness sweep (docs/decisions.md section 24), run by every worker: for devices that send heartbeats
  * and went quiet, their requisites get no new orders while stale (`paused_reason: stale`) and are
  * paused as `liveness` when offline, with an audit entry and a metric the first time (the UPDATE
  * that changes the reason is the one that alerts, so several workers alert once). Orders that

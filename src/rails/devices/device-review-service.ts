@@ -66,7 +66,7 @@ const candidateView = (o: CandidateOrder) => ({
 });
 
 /**
- * The operators' review queue of device events (issue 19 section 3): list, assign a message to an
+ * The operators' review queue of device events (docs/decisions.md section 24): list, assign a message to an
  * order (the order succeeds through the lifecycle, audited, in one transaction; the unique index
  * lets an order be paid by one message only), or dismiss it with a reason.
  */

@@ -8,7 +8,7 @@ import {
   sealWithCode,
 } from './device-secrets.js';
 
-describe('device secrets and the pairing seal (issue 19 section 1)', () => {
+describe('device secrets and the pairing seal (docs/decisions.md section 24)', () => {
   it('three distinct random secrets; the bearer token is dev_-prefixed', () => {
     const a = newDeviceSecrets();
     const b = newDeviceSecrets();

@@ -1,5 +1,5 @@
 /**
- * A device's secrets and its one-time pairing link (issue 19 section 1). The pairing answer is
+ * A device's secrets and its one-time pairing link (docs/decisions.md section 24). The pairing answer is
  * sealed with a key derived from the link's code, which the server never stores (only a digest of
  * it), so the database alone does not reveal the secrets the link carries.
  */

@@ -1,5 +1,5 @@
 /**
- * What a holder pastes into each supported app (issue 19 section 1): the creation and rotation
+ * What a holder pastes into each supported app (docs/decisions.md section 24): the creation and rotation
  * answers and the pairing link give it once. Sources: capcom6/android-sms-gateway local server
  * (`POST /webhooks {id, url, event}`, `PATCH /settings {"webhooks": {"signing_key"}, "ping":
  * {"interval_seconds"}}`, basic auth with the login the app shows; webhook URLs must be https://

@@ -25,7 +25,7 @@ const BODY = Buffer.from(
 );
 const NOW = 1_795_500_000;
 
-describe('device signatures (issue 19 section 1)', () => {
+describe('device signatures (docs/decisions.md section 24)', () => {
   it('accepts HMAC-SHA256(key, body + timestamp) in hex, as the app computes it', () => {
     const ts = String(NOW - 10);
     const signature = createHmac('sha256', KEY)

@@ -1,5 +1,5 @@
 /**
- * The signature of device events (issue 19 section 1), one verifier for SMS Gateway for Android
+ * The signature of device events (docs/decisions.md section 24), one verifier for SMS Gateway for Android
  * and the native batch endpoint: `X-Timestamp` is unix seconds and `X-Signature` the lower-case hex
  * HMAC-SHA256 of the raw body followed by the timestamp, keyed with the device's signing key.
  * Source: capcom6/android-sms-gateway, `rails/webhooks/plugins/PayloadSingingPlugin.kt`

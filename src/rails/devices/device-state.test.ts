@@ -5,7 +5,7 @@ import { deviceState, deviceWarnings } from './device-state.js';
 const NOW = new Date('2026-11-24T10:00:00Z');
 const ago = (s: number) => new Date(NOW.getTime() - s * 1000);
 
-describe('deviceState and warnings (issue 19 section 4)', () => {
+describe('deviceState and warnings (docs/decisions.md section 24)', () => {
   it('online up to 3 minutes, stale up to 10, then offline; revoked and never seen win', () => {
     const at = (s: number) => deviceState({ revokedAt: null, lastSeenAt: ago(s) }, NOW);
     assert.deepEqual(

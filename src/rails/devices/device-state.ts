@@ -1,5 +1,5 @@
 /**
- * A device's liveness (issue 19 section 4) from its last authentic event, and the warnings the
+ * A device's liveness (docs/decisions.md section 24) from its last authentic event, and the warnings the
  * console shows. Pure.
  */
 
@@ -29,7 +29,7 @@ export type DeviceWarning = 'low_battery' | 'no_connection' | 'deaf' | 'unbound_
 /**
  * The console's warnings: battery low and not charging; the app's connection check failing;
  * "alive but deaf" (orders on its requisites were paid in the last day with no message of its
- * confirming them while it sent heartbeats); requisites it listed before issue 19 that another
+ * confirming them while it sent heartbeats); requisites it listed before the one-device rule that another
  * device keeps.
  */
 export function deviceWarnings(input: {

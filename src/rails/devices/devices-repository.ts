@@ -3,7 +3,7 @@ import type { Executor } from '../../db/database.js';
 import { deviceEvents, deviceRequisites, traderDevices } from '../../db/tables/devices.js';
 
 /**
- * The devices module's tables (issue 19): devices, their requisite bindings and their events. Only
+ * The devices module's tables (docs/decisions.md section 24): devices, their requisite bindings and their events. Only
  * this module's services call these.
  */
 
@@ -213,7 +213,7 @@ export async function quietDevices(ex: Executor, before: Date) {
 
 /**
  * The orders bank messages confirmed or were assigned to, found by the message's id or a piece of
- * its text (the operators' search, issue 23 item 2): at most 20, newest first. `%` and `_` in the
+ * its text (the operators' search, docs/decisions.md section 32): at most 20, newest first. `%` and `_` in the
  * text are literal.
  */
 export async function orderIdsOfMessages(ex: Executor, text: string): Promise<string[]> {

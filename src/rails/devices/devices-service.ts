@@ -45,7 +45,7 @@ export function createDevicesService(deps: { database: Database; clock: Clock; l
       return row;
     },
 
-    /** The requisites whose orders the device confirms (issue 19: one device per requisite). */
+    /** The requisites whose orders the device confirms (docs/decisions.md section 24: one device per requisite). */
     async boundRequisites(device: DeviceRow): Promise<string[]> {
       return (await bindingsOf(db, [device.id])).get(device.id) ?? [];
     },

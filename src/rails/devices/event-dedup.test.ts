@@ -11,7 +11,7 @@ const event = {
   text: 'СЧЁТ1234 10:15 Перевод 1501р',
 };
 
-describe('transportKey (issue 19 section 3: transport de-duplication)', () => {
+describe('transportKey (docs/decisions.md section 24: transport de-duplication)', () => {
   it('the same message retried is one key, whatever the app calls it', () => {
     assert.equal(transportKey(event), transportKey({ ...event }));
     assert.equal(transportKey(event), transportKey({ ...event, receivedAt: new Date(AT.getTime() + 500) }));

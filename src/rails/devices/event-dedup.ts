@@ -1,5 +1,5 @@
 /**
- * De-duplication of device events (issue 19 section 3), the two levels that are rules; the third
+ * De-duplication of device events (docs/decisions.md section 24), the two levels that are rules; the third
  * (a credit confirms at most one order, an order is paid by at most one credit) is unique
  * constraints in the database.
  * - Transport: an app's retries, and the same SMS reported by two apps on the phone, carry other

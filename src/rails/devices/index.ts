@@ -1,5 +1,5 @@
 /**
- * Requisite holders' phones (issues 9 and 19): pairing and liveness, the messages they forward
+ * Requisite holders' phones (docs/decisions.md section 24): pairing and liveness, the messages they forward
  * (SMS Gateway for Android, SmsForwarder, the native batch) through one pipeline, the review queue,
  * and the history of pre-parsed notifications.
  */

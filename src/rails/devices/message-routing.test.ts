@@ -8,7 +8,7 @@ const sberCard2 = { id: 'r-sber2', bankCode: 'sber', masks: ['5678'] };
 const vtb = { id: 'r-vtb', bankCode: 'vtb', masks: ['4321'] };
 const CREDIT = 'СЧЁТ1234 10:15 Перевод 1501р от Анна К. Баланс: 2500р';
 
-describe('routeMessage: which bank and requisite a message is about (issue 19 sections 2-3)', () => {
+describe('routeMessage: which bank and requisite a message is about (docs/decisions.md section 24)', () => {
   it("a bank's sender: its rules read it; the requisite by its mask", () => {
     const r = routeMessage(BANK_FORMATS, [sberCard, sberCard2, vtb], {
       channel: 'sms',

@@ -1,5 +1,5 @@
 /**
- * Which bank and which of the device's requisites a message is about (issue 19 sections 2 and 3),
+ * Which bank and which of the device's requisites a message is about (docs/decisions.md section 24),
  * before any order is looked at. Pure: the caller gives the banks' formats with their effective
  * sources and the device's bound requisites.
  */

@@ -18,7 +18,7 @@ const sms = {
   occurred_at: '2026-11-24T07:15:07Z',
 };
 
-describe('NativeBatch (issue 19 section 1: raw texts only)', () => {
+describe('NativeBatch (docs/decisions.md section 24: raw texts only)', () => {
   it('takes SMS, push (with a title) and heartbeat events', () => {
     const body = {
       events: [

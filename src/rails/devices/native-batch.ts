@@ -1,5 +1,5 @@
 /**
- * The native batch body (issue 19 section 1) for any other forwarder and our future app: raw texts
+ * The native batch body (docs/decisions.md section 24) for any other forwarder and our future app: raw texts
  * only, never a pre-parsed amount. Signed like SMS Gateway for Android (device-signature.ts).
  * `{events: [{event_id, kind: sms|push|heartbeat, source, title?, text, occurred_at}]}`; a heartbeat
  * needs neither source nor text.

@@ -10,7 +10,7 @@ const fill = (from: string, text: string, title: string, time: string) =>
     .replace('[title]', JSON.stringify(title).slice(1, -1))
     .replace(/\[receive_time(:(.*?))?]/, time);
 
-describe('readSmsForwarderBody: our template as SmsForwarder sends it (issue 19 section 1)', () => {
+describe('readSmsForwarderBody: our template as SmsForwarder sends it (docs/decisions.md section 24)', () => {
   it('the template uses the raw text and a receive time with its offset', () => {
     assert.match(SMS_FORWARDER_TEMPLATE, /\[org_content]/);
     assert.doesNotMatch(SMS_FORWARDER_TEMPLATE, /\[content]/);

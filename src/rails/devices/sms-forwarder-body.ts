@@ -1,5 +1,5 @@
 /**
- * What SmsForwarder (pppscn/SmsForwarder) posts with our template (issue 19 section 1). Source:
+ * What SmsForwarder (pppscn/SmsForwarder) posts with our template (docs/decisions.md section 24). Source:
  * `utils/sender/WebhookUtils.kt`: a body that starts with `{` is sent as JSON after replacing
  * `[from]` (not escaped), `[org_content]` and `[title]` (escaped with Gson, without the quotes) and
  * `[receive_time:<SimpleDateFormat>]`; `service/NotificationService.kt`: for an app notification

@@ -12,7 +12,7 @@ const envelope = (event: string, payload: unknown) => ({
   payload,
 });
 
-describe('readSmsGatewayEnvelope (issue 19 section 1)', () => {
+describe('readSmsGatewayEnvelope (docs/decisions.md section 24)', () => {
   it('sms:received: the sender, the raw text and the phone receive time', () => {
     const event = readSmsGatewayEnvelope(
       envelope('sms:received', {

@@ -1,5 +1,5 @@
 /**
- * What SMS Gateway for Android posts (issue 19 section 1), read into the service's device event.
+ * What SMS Gateway for Android posts (docs/decisions.md section 24), read into the service's device event.
  * Source: capcom6/android-sms-gateway — `WebHookEventDTO {id, webhookId, event, deviceId, payload}`;
  * `SmsEventPayload.SmsReceived {messageId, message, sender, phoneNumber (deprecated, = sender),
  * simNumber, receivedAt}` with dates as `yyyy-MM-dd'T'HH:mm:ss.SSSXXX`; `system:ping` carries

@@ -52,7 +52,7 @@ export function bankStandardsRoutes(
   );
 }
 
-/** Operators' payout queue: `GET /admin/payouts?status=` (issue 5). */
+/** Operators' payout queue: `GET /admin/payouts?status=` (docs/decisions.md section 10). */
 export function payoutsAdminRoutes(app: App, deps: { payouts: PayoutsService }) {
   app.get(
     '/admin/payouts',

@@ -59,7 +59,7 @@ export function createPayoutsService(deps: {
       const debit = amountAfterFee('PAYOUT', gross, fee);
       const now = new Date(clock.now());
       return db.transaction(async (tx) => {
-        // A sandbox payout (issue 21 section 2) holds nothing: test orders never touch balances.
+        // A sandbox payout (docs/decisions.md section 29) holds nothing: test orders never touch balances.
         if (!merchant.test) {
           const balance = await lockBalance(tx, merchant.id, 'RUB');
           if (balance.balance.minus(balance.reserved).lt(debit)) throw new AppError('INSUFFICIENT_BALANCE');
@@ -85,7 +85,7 @@ export function createPayoutsService(deps: {
     },
 
     /**
-     * An operator marks a payout sent (issue 5): its hold captured, the order successful, the proof
+     * An operator marks a payout sent (docs/decisions.md section 10): its hold captured, the order successful, the proof
      * of transfer (optional: PDF, JPEG or PNG) recorded and the action audited in ONE transaction.
      * The file is checked and kept before it and deleted when it fails.
      */

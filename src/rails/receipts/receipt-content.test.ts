@@ -62,7 +62,7 @@ describe('judgeReceiptContent: accepted by content', () => {
     ],
     ['PNG, uppercase mime and name', heads.png, { mimetype: 'IMAGE/PNG', filename: 'R.PNG' }, 'image/png'],
     ['JPEG, upper .JPG', heads.jpeg, { mimetype: 'image/jpeg', filename: 'IMG_1.JPG' }, 'image/jpeg'],
-    // Issue 17 item 5: only a declared PDF/JPEG/PNG that contradicts the bytes is a mismatch.
+    // docs/decisions.md section 16: only a declared PDF/JPEG/PNG that contradicts the bytes is a mismatch.
     [
       'PDF, no type (busboy says text/plain), .pdf',
       heads.pdf,
@@ -194,7 +194,7 @@ describe('parseReceiptUrl', () => {
     );
   });
 
-  it('refuses userinfo (issue 17 item 7: a secret would be stored and shown to operators)', () => {
+  it('refuses userinfo (docs/decisions.md section 16: a secret would be stored and shown to operators)', () => {
     for (const text of [
       'http://user:secret@127.0.0.1:8080/r.pdf',
       'http://user@127.0.0.1/r.pdf',

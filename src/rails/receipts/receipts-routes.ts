@@ -86,7 +86,7 @@ export function receiptsRoutes(
   });
 }
 
-/** Support: receipts queue, the file viewer, accept / reject (issue 6 section 4). */
+/** Support: receipts queue, the file viewer, accept / reject (docs/decisions.md section 9). */
 export function receiptsAdminRoutes(app: App, deps: { receipts: ReceiptsService }) {
   const Id = Type.Object({ id: Type.String({ maxLength: 64 }) });
   app.get(

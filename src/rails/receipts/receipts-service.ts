@@ -54,7 +54,7 @@ export function createReceiptsService(deps: {
   clock: Clock;
   storage: ReceiptStorage;
   guard: OutboundGuard;
-  /** Called in the transaction that judged a receipt (issue 21: receipt.accepted / receipt.rejected). */
+  /** Called in the transaction that judged a receipt (docs/decisions.md section 27: receipt.accepted / receipt.rejected). */
   onDecided?: (ex: Executor, order: OrderRow, receipt: ReceiptView) => Promise<void>;
 }) {
   const { database, clock, storage, guard } = deps;
@@ -162,7 +162,7 @@ export function createReceiptsService(deps: {
     readMultipart,
 
     /**
-     * A payout's proof of transfer (issue 5): checked and kept now, outside any transaction; its row
+     * A payout's proof of transfer (docs/decisions.md section 10): checked and kept now, outside any transaction; its row
      * is written by `recordProof` in the transaction that marks the payout sent, and `removeProof`
      * deletes the file when that transaction fails.
      */

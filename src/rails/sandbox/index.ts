@@ -1,5 +1,5 @@
 /**
- * The sandbox (issue 21 section 2): test keys' orders driven to each outcome through the live
+ * The sandbox (docs/decisions.md section 29): test keys' orders driven to each outcome through the live
  * lifecycle, by the signed API, the portal and the test payment form.
  */
 export { sandboxRoutes } from './sandbox-routes.js';

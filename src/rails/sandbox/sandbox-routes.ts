@@ -6,7 +6,7 @@ import { OrderIdParams, OrderResponseSchema } from '../../modules/orders/index.j
 import { SANDBOX_OUTCOMES, type SandboxService } from './sandbox-service.js';
 
 /**
- * The sandbox's signed merchant call (issue 21 section 2): `POST /merchant/sandbox/orders/{id}/outcome`
+ * The sandbox's signed merchant call (docs/decisions.md section 29): `POST /merchant/sandbox/orders/{id}/outcome`
  * with `{outcome, amount?}` and a test key drives a test order as a payer, a bank or an operator
  * would; the answer is the order as `GET /merchant/order/{id}` gives it.
  */

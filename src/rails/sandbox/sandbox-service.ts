@@ -16,7 +16,7 @@ import type { CryptoService } from '../crypto/index.js';
 import type { ReceiptsService } from '../receipts/index.js';
 
 /**
- * What a test order can be driven to (issue 21 section 2). `paid_other_amount` pays `amount`
+ * What a test order can be driven to (docs/decisions.md section 29). `paid_other_amount` pays `amount`
  * instead of the order's: on a crypto order the live credit rules apply (less leaves it pending
  * with the amount recorded, more completes it with the amount credited); on a fiat order it
  * confirms nothing, as a bank transfer of another amount confirms nothing live.
@@ -66,7 +66,7 @@ const PAYIN_ONLY: readonly SandboxOutcome[] = ['paid', 'paid_other_amount', 'exp
 const PAYOUT_ONLY: readonly SandboxOutcome[] = ['payout_sent', 'payout_failed'];
 
 /**
- * The sandbox (issue 21 section 2): drives a test order to an outcome through the same lifecycle as
+ * The sandbox (docs/decisions.md section 29): drives a test order to an outcome through the same lifecycle as
  * live orders, so the answers, the success webhook and the event subscriptions are the live ones
  * (signed with the test key); no ledger entry, requisite or chain is touched. Every drive is
  * audited as `sandbox.<outcome>`.

@@ -23,7 +23,7 @@ const ok = <T extends Parameters<typeof Type.Object>[0]>(fields: T) =>
   Type.Object({ success: Type.Literal(true), ...fields });
 
 /**
- * Event subscriptions of the signed merchant API (issue 21 section 3): create, list, delete, send a
+ * Event subscriptions of the signed merchant API (docs/decisions.md section 26): create, list, delete, send a
  * test event, and read the delivery log. Signed like every merchant call; scoped to the caller and to
  * the key's mode: a test key sees and changes test subscriptions only, a live key live ones only
  * (docs/api.md "Event subscriptions").

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { OrderMove } from '../../modules/orders/index.js';
 
 /**
- * The events a merchant may subscribe an endpoint to (issue 21 section 3), beyond the contract's
+ * The events a merchant may subscribe an endpoint to (docs/decisions.md section 26), beyond the contract's
  * success webhook, which stays exactly as it is. docs/api.md "Event subscriptions" has one example
  * body each.
  */
@@ -48,7 +48,7 @@ export function eventBody(event: {
   type: EventType;
   at: Date;
   order: unknown;
-  /** False for a sandbox order's event (issue 21 section 2), as Stripe's `livemode`. */
+  /** False for a sandbox order's event (docs/decisions.md section 29), as Stripe's `livemode`. */
   livemode: boolean;
   extra?: Record<string, unknown>;
 }): string {

@@ -1,7 +1,7 @@
 /**
  * The success webhook (docs/api.md "Events"; docs/decisions.md section 11): the outbox row
  * written with the move to success, the dispatcher with its exact retry schedule, resends; and the
- * merchants' event subscriptions (issue 21 section 3) through the same outbox.
+ * merchants' event subscriptions (docs/decisions.md section 26) through the same outbox.
  */
 export { createEventSubscriptions, type EventSubscriptions } from './event-subscriptions.js';
 export { eventSubscriptionsRoutes } from './event-subscriptions-routes.js';

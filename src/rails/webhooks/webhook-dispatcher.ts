@@ -60,7 +60,7 @@ function describeError(err: unknown): string {
 }
 
 /**
- * The webhook dispatcher (docs/decisions.md section 11; issue 3 section 3). It claims due deliveries in
+ * The webhook dispatcher (docs/decisions.md section 11). It claims due deliveries in
  * one short statement, sends them outside any transaction through the outbound guard, and records the
  * tries in grouped statements. Deliveries run as a pipeline: a slow receiver holds only its own slot,
  * never the others. Any number of dispatchers (in the API process or in `npm run worker` processes)

@@ -4,7 +4,7 @@ import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { DeliverySchema } from './webhooks-admin-schemas.js';
 import type { WebhooksService } from './webhooks-service.js';
 
-/** Operators: webhook deliveries with their attempts, and resend (issue 3 section 5). */
+/** Operators: webhook deliveries with their attempts, and resend (docs/api.md "Admin API"). */
 export function webhooksAdminRoutes(app: App, deps: { webhooks: WebhooksService }) {
   app.get(
     '/admin/webhooks',

@@ -14,7 +14,7 @@ export async function insertDelivery(
     body: string;
     dueAt: Date;
     resendOf?: string | null;
-    /** An event subscription's delivery (issue 21): its type, event id and subscription. */
+    /** An event subscription's delivery (docs/decisions.md section 26): its type, event id and subscription. */
     eventType?: string | null;
     eventId?: string | null;
     subscriptionId?: string | null;

@@ -6,7 +6,7 @@ import { type Form, preferenceCookie, render, str, TIME_ZONES, TZ_COOKIE } from 
 import type { ConsoleServices } from './console-services.js';
 
 /**
- * The operator's own account (issue 23 item 5): two-factor enrolment (QR, then recovery codes shown
+ * The operator's own account (docs/decisions.md section 32): two-factor enrolment (QR, then recovery codes shown
  * once), new recovery codes, password change with the current password, and the operator's sessions
  * and API tokens, each revocable alone. Every role has it.
  */

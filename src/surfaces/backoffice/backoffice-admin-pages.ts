@@ -19,7 +19,7 @@ const allTypes = [...FIAT_TYPES, ...CRYPTO_TYPES];
 const int = (v: string | undefined) => (str(v) === undefined ? undefined : Number.parseInt(String(v), 10));
 
 /**
- * Merchant settings from the console form (issue 23 item 4: fields, not JSON): payment types as
+ * Merchant settings from the console form (docs/decisions.md section 32: fields, not JSON): payment types as
  * checkboxes (`pt_<type>=on`), limits as a min and a max per payment type (`limit_min_<type>`, `limit_max_<type>`;
  * empty: none of its own). The merchants service validates every value (VALIDATION_ERROR naming it).
  */
@@ -41,7 +41,7 @@ function settingsFromForm(form: Form): MerchantSettingsInput {
   if (ttl !== undefined) out.order_ttl_seconds = ttl;
   if (rate !== undefined) out.payin_rate_limit = rate;
   if (form.settlement === 'fiat' || form.settlement === 'usdt') out.settlement = form.settlement;
-  // The payment form's branding (issue 22): an empty field clears it.
+  // The payment form's branding (docs/decisions.md section 31): an empty field clears it.
   for (const key of ['display_name', 'logo_url', 'return_url'] as const)
     if (form[key] !== undefined) out[key] = String(form[key]).trim();
   if (form.limits_shown) {

@@ -9,7 +9,7 @@ import { type Form, render, str } from './console-pages.js';
 const STATUSES = ['open', 'accepted', 'rejected'] as const;
 
 /**
- * The appeals queue of the console (issue 21 section 4): open late-payment claims by deadline,
+ * The appeals queue of the console (docs/decisions.md section 27): open late-payment claims by deadline,
  * each with its order's expected amount, requisite and client beside the receipt; accept (the
  * order succeeds as a late payment) or reject with a reason. The same service as the admin API.
  */

@@ -33,7 +33,7 @@ export function ageText(seconds: number | null, units = 's|min|h'): string {
 }
 
 /**
- * The console's landing page (issue 23 item 1): the dashboard, and its Server-Sent Events stream
+ * The console's landing page (docs/decisions.md section 32): the dashboard, and its Server-Sent Events stream
  * (`event: figures`, every 5 s, for 5 minutes a connection, ended within SESSION_CHECK_SECONDS once
  * its session is revoked or its operator disabled: `sessionAlive` answers for the session's cookie
  * token and the client's address).

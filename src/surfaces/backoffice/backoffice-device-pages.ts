@@ -17,7 +17,7 @@ const STATUSES = [
 ] as const;
 
 /**
- * Console pages for requisite holders' phones (issue 19): devices with state, health and warnings,
+ * Console pages for requisite holders' phones (docs/decisions.md section 24): devices with state, health and warnings,
  * and the review queue of their messages with assign and dismiss (the same services as the admin API).
  */
 export function devicePages(

@@ -7,7 +7,7 @@ import { type Form, render } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /**
- * An operator's page for admins (issue 23 item 5): the operator's sessions and API tokens, each
+ * An operator's page for admins (docs/decisions.md section 32): the operator's sessions and API tokens, each
  * ended or revoked alone; a new token (shown once); the IP allowlist; a two-factor reset after a
  * confirmation.
  */

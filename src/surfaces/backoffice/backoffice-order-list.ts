@@ -41,7 +41,7 @@ export function keepQuery(q: Form, extra: Record<string, string> = {}): string {
 }
 
 /**
- * The orders list (issue 23 item 2): one search box (`q`: internal id, merchant order id, amount,
+ * The orders list (docs/decisions.md section 32): one search box (`q`: internal id, merchant order id, amount,
  * requisite or deposit address, client id, a chain transaction's hash, a bank message's id or text),
  * filters, sorting and paging kept in the URL, and the streamed CSV of the same filter.
  */

@@ -7,7 +7,7 @@ import { type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /**
- * The receipts queue (issues 8 and 23 item 3): each file beside the order's expected amount,
+ * The receipts queue (docs/decisions.md section 32): each file beside the order's expected amount,
  * requisite, client and timeline and any bank message of that amount waiting in review; accept, or
  * reject with a reason (keyboard: J/K move, A accepts, R types the reason).
  */

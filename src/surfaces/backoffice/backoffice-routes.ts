@@ -51,7 +51,7 @@ const CONSOLE_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; frame-src 'self'; object-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
- * The operators' console at `/backoffice` (issue 8): server-rendered pages over the same services
+ * The operators' console at `/backoffice` (docs/api.md "Operator console"): server-rendered pages over the same services
  * as the admin API, session cookie + CSRF token on every form, roles per page and action, every
  * action audited with the operator's name and IP.
  */

@@ -26,7 +26,7 @@ declare module 'fastify' {
   }
 }
 
-/** Cookie options: HttpOnly, SameSite=Strict, Secure when the request came over TLS (issue 8). */
+/** Cookie options: HttpOnly, SameSite=Strict, Secure when the request came over TLS (docs/api.md "Operator console"). */
 export function cookieOptions(request: FastifyRequest, maxAgeSeconds?: number) {
   return {
     path: '/backoffice',
@@ -68,7 +68,7 @@ export async function loadSession(
     return false;
   }
   const { operator, csrf, sessionId } = session;
-  // A money-moving role that has not enrolled its second factor may only enrol (issue 23 item 5).
+  // A money-moving role that has not enrolled its second factor may only enrol (docs/decisions.md section 32).
   const path = request.url.split('?')[0] ?? '';
   if (session.scope === 'enrol' && path !== ENROL_PATH && path !== '/backoffice/logout') {
     await reply.redirect(ENROL_PATH, 303);

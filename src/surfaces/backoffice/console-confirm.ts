@@ -3,7 +3,7 @@ import type { Permission } from '../../modules/operators/index.js';
 import { requirePermission } from './backoffice-session.js';
 import { type Form, render } from './console-pages.js';
 
-// Destructive and money-moving actions ask first (issue 23 item 4), and every `back` a form names is
+// Destructive and money-moving actions ask first (docs/decisions.md section 32), and every `back` a form names is
 // a console path.
 
 /**
@@ -29,7 +29,7 @@ export type ConfirmKind =
   | 'confirmPayout'
   | 'cancelOrder';
 
-/** What a confirmation page says before a destructive or money-moving action (issue 23 item 4). */
+/** What a confirmation page says before a destructive or money-moving action (docs/decisions.md section 32). */
 export interface Confirmation {
   kind: ConfirmKind;
   /** The holes of the catalogue's title and changes (ids, amounts, the reason typed). */

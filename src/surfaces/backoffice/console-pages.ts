@@ -11,7 +11,7 @@ export type Form = FormFields;
 /** The cookie that remembers the operator's language (a year; the console's paths only). */
 const LANG_COOKIE = 'bo_lang';
 
-/** The operator's language (issue 23 item 6): `?lang=` (then remembered), the cookie, the browser's. */
+/** The operator's language (docs/decisions.md section 32): `?lang=` (then remembered), the cookie, the browser's. */
 export function consoleLangOf(request: FastifyRequest, reply: FastifyReply): Lang {
   const query = (request.query as { lang?: unknown } | undefined)?.lang;
   // The console's fallback is English (docs/decisions.md section 32); every surface shares the rule.
@@ -31,7 +31,7 @@ export function preferenceCookie(request: FastifyRequest) {
   };
 }
 
-/** The time zones an operator may read times in (issue 23 item 4); times are stored and hovered in UTC. */
+/** The time zones an operator may read times in (docs/decisions.md section 32); times are stored and hovered in UTC. */
 export const TIME_ZONES = [
   'UTC',
   'Europe/Kaliningrad',
@@ -75,7 +75,7 @@ export interface OrderStateFacts {
 }
 
 /**
- * An order's state as operators read it (issue 23 item 3): pending, success, expired, "cancelled by
+ * An order's state as operators read it (docs/decisions.md section 32): pending, success, expired, "cancelled by
  * operator:anna" (a PAYOUT: "failed, marked by ..."), or failed, then the reason; never a bare `error`.
  */
 export function orderStateText(o: OrderStateFacts, t: ConsoleTexts): string {

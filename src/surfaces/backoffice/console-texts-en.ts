@@ -1,4 +1,4 @@
-/** The console's English catalogue (issue 23 item 6); `console-texts-ru.ts` has the same keys. */
+/** The console's English catalogue (docs/decisions.md section 32); `console-texts-ru.ts` has the same keys. */
 export const CONSOLE_EN = {
   locale: 'en-GB',
   backOffice: 'Back office',

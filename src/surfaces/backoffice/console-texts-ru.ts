@@ -1,6 +1,6 @@
 import type { CONSOLE_EN } from './console-texts-en.js';
 
-/** The console's Russian catalogue (issue 23 item 6): every key of the English one, none more. */
+/** The console's Russian catalogue (docs/decisions.md section 32): every key of the English one, none more. */
 export const CONSOLE_RU = {
   locale: 'ru-RU',
   backOffice: 'Бэк-офис',

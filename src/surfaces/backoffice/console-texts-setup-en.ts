@@ -1,5 +1,5 @@
 /**
- * The console's English catalogue, second part (issue 23 item 6): the set-up pages (merchants,
+ * The console's English catalogue, second part (docs/decisions.md section 32): the set-up pages (merchants,
  * requisites, rates, crypto, chains, devices, audit), the one-line messages after an action
  * (`flash_<key>`) and the titles of the error codes those pages meet. `console-texts-setup-ru.ts`
  * has the same keys.

@@ -1,6 +1,6 @@
 import type { CONSOLE_SETUP_EN } from './console-texts-setup-en.js';
 
-/** The console's Russian catalogue, second part (issue 23 item 6): every key of the English one. */
+/** The console's Russian catalogue, second part (docs/decisions.md section 32): every key of the English one. */
 export const CONSOLE_SETUP_RU = {
   flash_merchantSaved: 'Мерчант сохранён.',
   flash_balanceAdjusted: 'Баланс скорректирован.',

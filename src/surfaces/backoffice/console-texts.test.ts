@@ -6,7 +6,7 @@ import { errorFlashText, flashText } from './console-messages.js';
 import { orderStateText, timeIn } from './console-pages.js';
 import { CONSOLE_TEXTS, fill } from './console-texts.js';
 
-describe('console catalogue (issue 23 item 6)', () => {
+describe('console catalogue (docs/decisions.md section 32)', () => {
   it('Russian and English have the same keys, none empty; every confirmation has a title and changes', () => {
     assert.deepEqual(Object.keys(CONSOLE_TEXTS.ru).sort(), Object.keys(CONSOLE_TEXTS.en).sort());
     for (const [lang, texts] of Object.entries(CONSOLE_TEXTS))

@@ -27,7 +27,7 @@ function queue(key: string, href: string, createdAts: string[], nowMs: number): 
 }
 
 /**
- * The operators' dashboard (issue 23 item 1): every queue with its count and oldest age, today's
+ * The operators' dashboard (docs/decisions.md section 32): every queue with its count and oldest age, today's
  * volume and conversion per payment type, requisites without a live device, failing webhook
  * deliveries, stale rates and chain watchers to look at, each with the link to its list. Read through the modules' public
  * services, as the admin API reads them; the page refreshes it over Server-Sent Events.
@@ -114,7 +114,7 @@ export function createDashboard(services: ConsoleServices, clock: Clock) {
           .map((r) => ({ id: r.id, bank: r.bank, address: r.address })),
         webhooks_failing: failing.length,
         stale_rates: rates.filter((r) => !r.fresh).map((r) => `${r.base}/${r.quote}`),
-        // Issue 20: a watcher lagging past its limit, failing, or silent (the chain_watcher_alert metric).
+        // docs/decisions.md section 25: a watcher lagging past its limit, failing, or silent (the chain_watcher_alert metric).
         chains_alerting: Object.entries(chainHealth.alert)
           .filter(([, on]) => on === 1)
           .map(([chain]) => chain),

@@ -11,7 +11,7 @@ import {
 } from './form-format.js';
 import { FORM_TEXTS } from './form-texts.js';
 
-// Pure formatting of the payment form (issue 7): requisites, wallet URIs, page language.
+// Pure formatting of the payment form (docs/api.md "Payment form"): requisites, wallet URIs, page language.
 const BTC = 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu';
 const LTC = 'ltc1qjmxnz78nmc8nq77wuxh25n2es7rzm5c2rkk4wh';
 const EVM = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
@@ -100,7 +100,7 @@ describe('paymentUri', () => {
       `ethereum:${USDT_BEP20}@56/transfer?address=${EVM}&uint256=11111111120000000000`,
     ],
     ['USDT', 'BEP20', EVM, null, `ethereum:${USDT_BEP20}@56/transfer?address=${EVM}`],
-    // TRON has no wallet URI standard: the plain address (issue 22 item 5).
+    // TRON has no wallet URI standard: the plain address (docs/decisions.md section 31).
     ['USDT', 'TRC20', TRON, '11.111112', TRON],
     ['USDT', 'TRC20', TRON, null, TRON],
     // TON: native amount in nanotons (9 decimals); USDT as a jetton transfer in 6-decimal units

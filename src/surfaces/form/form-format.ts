@@ -39,7 +39,7 @@ function units(amount: string, decimals: number): string {
 const USDT_TON_MASTER = 'EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs';
 
 /**
- * The payment URI a wallet understands, for the crypto QR (issues 7 and 22): BIP21 for BTC/LTC,
+ * The payment URI a wallet understands, for the crypto QR (docs/decisions.md section 31): BIP21 for BTC/LTC,
  * EIP-681 for EVM (native value in wei, USDT as a token transfer), TON transfer links (nanotons; USDT
  * as a jetton transfer in its 6-decimal units, as Tonkeeper reads `jetton`), and the plain address
  * where no standard exists (TRON).
@@ -83,7 +83,7 @@ export function paymentUri(
 }
 
 /**
- * A fiat amount for the payer (issue 22 item 1): grouped by `Intl` for the page's locale, with the
+ * A fiat amount for the payer (docs/decisions.md section 31): grouped by `Intl` for the page's locale, with the
  * currency's sign (`12 345 ₽`, `25 000 ₸`, `₽12,345` in English), or, where `Intl` has no sign the
  * payer knows (KGS, UZS, TJS), the catalogue's word (`1 500 сом`). Kopecks only when there are any.
  * `amount` is a decimal string, formatted exactly (never through a binary float).
@@ -109,7 +109,7 @@ export function formatCrypto(amount: string, precision: number): string {
   return money(amount).toFixed(precision);
 }
 
-/** Names payers know the networks by (issue 22 item 5), for the network warning. */
+/** Names payers know the networks by (docs/decisions.md section 31), for the network warning. */
 const NETWORK_NAMES: Record<string, string> = {
   TRC20: 'TRON (TRC-20)',
   ERC20: 'Ethereum (ERC-20)',
@@ -125,7 +125,7 @@ export function networkName(network: string): string {
 }
 
 /**
- * The link a "open in the bank app" button opens (issue 22 item 4): the QR payload itself when it is
+ * The link a "open in the bank app" button opens (docs/decisions.md section 31): the QR payload itself when it is
  * an https link (an NSPK SBP `https://qr.nspk.ru/...` link opens the phone's bank chooser); null for
  * anything else (an EMV string is for scanning only).
  */

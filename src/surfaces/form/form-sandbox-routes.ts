@@ -6,7 +6,7 @@ import { SANDBOX_OUTCOMES } from '../../rails/sandbox/index.js';
 import type { FormService } from './form-service.js';
 
 /**
- * The buttons of a test order's payment form (issue 21 section 2): `POST /form/<id>/sandbox` with
+ * The buttons of a test order's payment form (docs/decisions.md section 29): `POST /form/<id>/sandbox` with
  * `outcome` (a plain HTML form, so it works without JavaScript) drives the test order and answers
  * 303 back to the page (JSON `{success, outcome}` to a client that does not ask for HTML). A live order is ORDER_NOT_FOUND: nothing a payer posts here moves money.
  */

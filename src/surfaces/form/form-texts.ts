@@ -1,10 +1,10 @@
-/** The payment form's languages: Russian by default (issue 22), English by choice. */
+/** The payment form's languages: Russian by default (docs/decisions.md section 31), English by choice. */
 import type { Lang } from '../../lib/language.js';
 
 export type { Lang };
 
 /**
- * The payment form's catalogue, one per language (issue 22 item 1): every string the payer reads,
+ * The payment form's catalogue, one per language (docs/decisions.md section 31): every string the payer reads,
  * on the page, in its script (passed as JSON) and on its error pages. `{coin}`, `{network}`, `{name}`
  * are filled in by the page.
  */

@@ -7,7 +7,7 @@ import type { FormTexts, Lang } from './form-texts.js';
 export type FormPage = Awaited<ReturnType<FormService['page']>>;
 
 /**
- * The payer-facing words of a form page in one language (issue 22): the amount as the payer reads it
+ * The payer-facing words of a form page in one language (docs/decisions.md section 31): the amount as the payer reads it
  * (`Intl`, or the crypto amount with its own decimals), the network warning, the RUB amount and rate
  * of a crypto order, the "back to the shop" label, the appeal deadline in Moscow time, and the link
  * to the other language.

@@ -1,4 +1,4 @@
-/** The payment form (issue 7): the page a merchant's client pays on. */
+/** The payment form (docs/api.md "Payment form"): the page a merchant's client pays on. */
 
 export { formRoutes } from './form-routes.js';
 export { formSandboxRoutes } from './form-sandbox-routes.js';

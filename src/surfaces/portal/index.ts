@@ -1,5 +1,5 @@
 /**
- * The merchant portal (issue 21 section 1; docs/api.md "Merchant portal"): merchant users with
+ * The merchant portal (docs/decisions.md section 28; docs/api.md "Merchant portal"): merchant users with
  * invitations, password and TOTP, sessions; the merchant's own orders, statement, appeals, keys and
  * streamed CSV exports over the other modules' public interfaces.
  */

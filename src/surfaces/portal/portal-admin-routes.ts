@@ -5,7 +5,7 @@ import type { MerchantsService } from '../../modules/merchants/index.js';
 import { PORTAL_ROLES, type PortalUsers } from './portal-users.js';
 
 /**
- * Operators invite a merchant's people to the portal (issue 21 section 1):
+ * Operators invite a merchant's people to the portal (docs/decisions.md section 28):
  * `POST /admin/merchants/{merchant_id}/users {email, role}` answers the one-time link (72 h);
  * `GET` lists the accounts.
  */

@@ -4,7 +4,7 @@ import type { PortalService } from './portal-service.js';
 import { checkPortalCsrf, type Form, renderPortal, requireRole } from './portal-session.js';
 
 /**
- * The owner's "Payment page" settings (issue 22 item 2): the name and logo payers see on the form and
+ * The owner's "Payment page" settings (docs/decisions.md section 31): the name and logo payers see on the form and
  * the merchant's return URL, validated by the merchants service; a refused value is shown beside the
  * form with what was typed kept.
  */

@@ -39,7 +39,7 @@ export function keepQuery(q: Record<string, string | undefined>, extra: Record<s
 }
 
 /**
- * The portal's pages (issue 21 section 1): orders with search and filters in the URL, an order with
+ * The portal's pages (docs/decisions.md section 28): orders with search and filters in the URL, an order with
  * its timeline, receipts, appeals and webhook deliveries (resend), the statement with the running
  * balance, appeals, users (invitations: the owner) and the integration page; the keys page is
  * portal-keys-pages.ts. Accountants read only.

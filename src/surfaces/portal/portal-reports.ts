@@ -26,7 +26,7 @@ export function reportAssets(scope: App) {
 }
 
 /**
- * The merchant's dashboard (issue 21 section 5): today's and the last 30 days' count, volume,
+ * The merchant's dashboard (docs/decisions.md section 30): today's and the last 30 days' count, volume,
  * conversion and average time to pay per payment type, server-rendered (readable without script),
  * with a chart drawn in the browser from `/portal/reports.json`, which answers the same figures as
  * `GET /merchant/reports`. Live orders only.

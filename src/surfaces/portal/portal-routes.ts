@@ -38,7 +38,7 @@ const PORTAL_CSP =
   "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /**
- * The merchant portal at `/portal` (issue 21 section 1): server-rendered pages without script,
+ * The merchant portal at `/portal` (docs/decisions.md section 28): server-rendered pages without script,
  * sign-in with password and TOTP, invitations, then the merchant's own orders, statement, appeals,
  * keys and exports. Errors go through the one mapping and show as a page.
  */

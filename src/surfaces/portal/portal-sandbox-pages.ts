@@ -6,7 +6,7 @@ import type { PortalService } from './portal-service.js';
 import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } from './portal-session.js';
 
 /**
- * The portal's sandbox and events pages (issue 21 sections 2 and 3): the sandbox buttons of a test
+ * The portal's sandbox and events pages (docs/decisions.md sections 29 and 26): the sandbox buttons of a test
  * order (the test key is issued on the keys page, portal-keys-pages.ts), and the event subscriptions with a test event and
  * the delivery log. Owners and developers act; accountants read.
  */

@@ -26,7 +26,7 @@ export interface OrdersQuery {
   direction?: string | undefined;
   from?: string | undefined;
   to?: string | undefined;
-  /** `test`: the sandbox's orders (issue 21 section 2); anything else: live ones. */
+  /** `test`: the sandbox's orders (docs/decisions.md section 29); anything else: live ones. */
   mode?: string | undefined;
 }
 
@@ -67,7 +67,7 @@ export function ordersFilter(merchantId: string, q: OrdersQuery): OrderFilter {
 }
 
 /**
- * What the portal shows (issue 21 section 1), always scoped to the signed-in user's merchant: the
+ * What the portal shows (docs/decisions.md section 28), always scoped to the signed-in user's merchant: the
  * same services as the admin API and console, plus the streamed exports. Another merchant's order
  * or delivery is NOT_FOUND, never told apart from a missing one.
  */
@@ -164,7 +164,7 @@ export function createPortalService(deps: {
 
     appeals: (user: PortalUser) => deps.appeals.forMerchant(user.merchantId, { limit: 200 }),
 
-    /** What the payment form shows of the merchant (issue 22 item 2): name, logo, return URL. */
+    /** What the payment form shows of the merchant (docs/decisions.md section 31): name, logo, return URL. */
     async branding(user: PortalUser) {
       const m = await deps.merchants.get(user.merchantId);
       return { display_name: m.display_name, logo_url: m.logo_url, return_url: m.return_url };
@@ -234,7 +234,7 @@ export function createPortalService(deps: {
         deps.subscriptions.deliveries(user.merchantId, { limit: 50 }, sandbox),
     },
 
-    /** The dashboard's figures (issue 21 section 5): live orders only. */
+    /** The dashboard's figures (docs/decisions.md section 30): live orders only. */
     reports: (user: PortalUser) => orders.merchantReports(user.merchantId),
   };
 }

@@ -1,4 +1,4 @@
-/** Portal languages: Russian by default, English by choice (issue 21; the guide's page rules). */
+/** Portal languages: Russian by default, English by choice (docs/decisions.md section 28; the guide's page rules). */
 import type { Lang } from '../../lib/language.js';
 
 /** Every string of the portal's pages, one catalogue per language (the keys are checked equal in tests). */

@@ -48,7 +48,7 @@ function checkPassword(password: string): void {
 }
 
 /**
- * The portal's people (issue 21 section 1): invitations (an operator's or the owner's one-time
+ * The portal's people (docs/decisions.md section 28): invitations (an operator's or the owner's one-time
  * link, 72 h), the account set from it (argon2id password; TOTP, mandatory for `owner`), password
  * + TOTP logins that always spend one argon2 verification, 12-hour sessions with a CSRF token. Every
  * step is audited as `portal:<email>`.

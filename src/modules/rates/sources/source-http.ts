@@ -8,7 +8,7 @@ export interface SourceQuote {
   rate: string;
 }
 
-/** A rate source adapter (issue 20 section 2): a name, its freshness limit and poll interval, a fetch. */
+/** A rate source adapter (docs/decisions.md section 22): a name, its freshness limit and poll interval, a fetch. */
 export interface RateSource {
   /** As RATE_SOURCES names it and as quotes and history keep it. */
   name: string;
@@ -20,7 +20,7 @@ export interface RateSource {
   fetch(): Promise<SourceQuote[]>;
 }
 
-/** The request limit of every source (issue 20: 10 s). */
+/** The request limit of every source (docs/decisions.md section 22: 10 s). */
 export const SOURCE_TIMEOUT_MS = 10_000;
 
 /**

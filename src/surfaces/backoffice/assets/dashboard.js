@@ -1,4 +1,4 @@
-// The dashboard follows its figures over Server-Sent Events (issue 23 item 1); without this script
+// The dashboard follows its figures over Server-Sent Events (docs/decisions.md section 32); without this script
 // the page shows the figures of its load. No inline script (CSP).
 (() => {
   // The page's language gives the units (`s|min|h`, `с|мин|ч`).

@@ -1,4 +1,4 @@
-// Keyboard shortcuts of the receipts queue (issue 23 item 3): J / K move between receipts, A accepts
+// Keyboard shortcuts of the receipts queue (docs/decisions.md section 32): J / K move between receipts, A accepts
 // the current one, R puts the cursor in its reject reason (Enter rejects). The buttons work without.
 (() => {
   const items = [...document.querySelectorAll('[data-testid=receipt]')];

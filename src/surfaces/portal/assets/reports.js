@@ -1,4 +1,4 @@
-// The reports chart (issue 21 section 5): reads /portal/reports.json and draws the daily PAYIN
+// The reports chart (docs/decisions.md section 30): reads /portal/reports.json and draws the daily PAYIN
 // counts with uPlot. The page shows every figure without it; this only adds the picture.
 (() => {
   const box = document.getElementById('chart');

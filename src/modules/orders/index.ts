@@ -4,30 +4,17 @@
  * code that changes a status), the builder of new rows, and the few queries they need.
  */
 export type { TakeOffer } from './create-fiat-payin.js';
-export {
-  type CreateOrderCommand,
-  type CryptoPayinCommand,
-  type ParseContext,
-  type PayoutCommand,
-  parseCreateOrder,
-} from './create-order-command.js';
+export type { CryptoPayinCommand, PayoutCommand } from './create-order-command.js';
 export { callbackUrl, checkLimits } from './create-order-input.js';
 export { disableAfterExpiredStreak } from './expired-streak.js';
-export {
-  type NewOrderDraft,
-  type NewOrderFigures,
-  newOrderRow,
-  type PaymentDetailsColumns,
-} from './new-order.js';
+export { newOrderRow } from './new-order.js';
 export { adminOrderView, eventActor } from './order-admin-view.js';
 export {
   createOrderLifecycle,
   type MoveHook,
   type OrderLifecycle,
   type OrderMove,
-  type PayinCredit,
   type SuccessHook,
-  type TransitionContext,
 } from './order-lifecycle.js';
 export { type OrderInfo, type OrderRow, orderInfo, remainingSeconds } from './order-view.js';
 export { ordersAdminRoutes } from './orders-admin-routes.js';
@@ -35,19 +22,14 @@ export { listQueue, modeFilter, type OrderFilter, streamOrders } from './orders-
 export {
   assignPayout,
   type CandidateOrder,
-  type CreditOnRequisite,
-  type CryptoQuoteColumns,
   candidateOrders,
   cryptoAddressesToWatch,
   cryptoOrdersAtAddress,
   cryptoOrdersAwaitingQuote,
   depositAddressInUse,
   expiredPayinsOn,
-  lateOrderForCredit,
-  type OrderForCredit,
   ordersForCredit,
   paidPayinsOn,
-  pendingOrdersForCredit,
   setCryptoQuote,
 } from './orders-queries.js';
 export {
@@ -56,19 +38,12 @@ export {
   insertOrder,
   lockOrder,
   lockOrderByAnyId,
-  type NewOrderRow,
   recordReceivedAmount,
   setReceiptStatus,
 } from './orders-repository.js';
 export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';
 export { OrderIdParams, OrderResponseSchema } from './orders-schemas.js';
-export {
-  type CryptoConfirmInput,
-  createOrdersService,
-  type ModeHandlers,
-  type OrdersService,
-} from './orders-service.js';
-export { ReportsSchema } from './reports-schemas.js';
+export { createOrdersService, type OrdersService } from './orders-service.js';
 export { createClaim, requisiteLoads } from './requisite-claim.js';
-export { SANDBOX_HOLDER, sandboxDepositAddress, sandboxPaymentDetails } from './sandbox-details.js';
+export { sandboxDepositAddress } from './sandbox-details.js';

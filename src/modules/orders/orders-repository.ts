@@ -78,6 +78,21 @@ export async function findOrderById(ex: Executor, id: string): Promise<OrderRow 
   return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1))[0];
 }
 
+/**
+ * The internal id of the order an operator names by our id or by the merchant's `order_id`:
+ * undefined when none; VALIDATION_ERROR naming `order_id` when several merchants' orders share it.
+ */
+export async function orderIdNamed(ex: Executor, id: string): Promise<string | undefined> {
+  const own = await ex.select({ id: orders.id }).from(orders).where(eq(orders.id, id)).limit(1);
+  if (own[0]) return own[0].id;
+  const named = await ex.select({ id: orders.id }).from(orders).where(eq(orders.externalId, id)).limit(2);
+  if (named.length > 1)
+    throw new AppError('VALIDATION_ERROR', [
+      { field: 'order_id', problem: 'names orders of several merchants; use the internal id' },
+    ]);
+  return named[0]?.id;
+}
+
 /** The order, locked for the rest of the transaction (FOR UPDATE): the step before any change. */
 export async function lockOrder(ex: Executor, id: string): Promise<OrderRow | undefined> {
   return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1).for('update'))[0];

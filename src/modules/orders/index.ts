@@ -30,6 +30,7 @@ export {
 } from './order-lifecycle.js';
 export { type OrderInfo, type OrderRow, orderInfo, remainingSeconds } from './order-view.js';
 export { ordersAdminRoutes } from './orders-admin-routes.js';
+export { lockOrderByAnyId, orderIdNamed } from './orders-named.js';
 export {
   assignPayout,
   type CandidateOrder,
@@ -54,7 +55,6 @@ export {
   insertOrder,
   listQueue,
   lockOrder,
-  lockOrderByAnyId,
   type NewOrderRow,
   type OrderFilter,
   type OrderPatch,

@@ -13,6 +13,7 @@ import type { CreateOrderCommand, CryptoPayinCommand, PayoutCommand } from './cr
 import { adminOrderView, assertMayManage, eventActor } from './order-admin-view.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
+import { orderIdNamed } from './orders-named.js';
 import { dailySeries, merchantReport } from './orders-reports.js';
 import {
   endedBy,
@@ -20,7 +21,6 @@ import {
   listOrders,
   lockOrder,
   type OrderFilter,
-  orderIdNamed,
   orderReads,
   orderTimeline,
   streamOrders,

@@ -295,4 +295,30 @@ describe('phone messages: only evidence of money coming in confirms, once', () =
     assert.match(String(done.headers.location), /msg=assigned/);
     assert.equal(await statusOf(o.id), 'success');
   });
+
+  it("admin order endpoints take the merchant's order_id as well as our id", async () => {
+    const external = `shop-${randomUUID()}`;
+    const res = await createOrder(t.app, merchant, {
+      type: 'uralsib',
+      currency: 'RUB',
+      amount: 70_001,
+      order_id: external,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const o = res.json() as { id: string };
+    const byExternal = await admin<{ id: string }>(
+      t.app,
+      'GET',
+      `/admin/orders/${encodeURIComponent(external)}`,
+    );
+    assert.equal(byExternal.id, o.id);
+    const cancelled = await admin<{ status: string }>(
+      t.app,
+      'POST',
+      `/admin/orders/${encodeURIComponent(external)}/cancel`,
+      { reason: 'payer gave up' },
+    );
+    assert.equal(cancelled.status, 'error');
+    assert.equal((await adminRaw(t.app, 'GET', '/admin/orders/no-such-order')).statusCode, 404);
+  });
 });

@@ -19,6 +19,7 @@ export {
 export { type OrderInfo, type OrderRow, orderInfo, remainingSeconds } from './order-view.js';
 export { ordersAdminRoutes } from './orders-admin-routes.js';
 export { listQueue, modeFilter, type OrderFilter, streamOrders } from './orders-lists.js';
+export { lockOrderByAnyId, orderIdNamed } from './orders-named.js';
 export {
   assignPayout,
   type CandidateOrder,
@@ -37,7 +38,6 @@ export {
   findOrderById,
   insertOrder,
   lockOrder,
-  lockOrderByAnyId,
   recordReceivedAmount,
   setReceiptStatus,
 } from './orders-repository.js';

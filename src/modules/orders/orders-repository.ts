@@ -1,7 +1,6 @@
 import { and, asc, eq, getTableColumns, lt, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../db/database.js';
 import { orderEvents, orders } from '../../db/tables/orders.js';
-import { AppError } from '../../lib/errors.js';
 import { ORDER_INFO_COLUMNS, type OrderInfoRow, type OrderRow } from './order-view.js';
 
 /** A new order row as the pure builders make it (new-order.ts). */
@@ -86,27 +85,6 @@ export async function findOrderById(ex: Executor, id: string): Promise<OrderRow 
 /** The order, locked for the rest of the transaction (FOR UPDATE): the step before any change. */
 export async function lockOrder(ex: Executor, id: string): Promise<OrderRow | undefined> {
   return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1).for('update'))[0];
-}
-
-/**
- * Locks the order an operator names by its internal id or by the merchant's `order_id` (external
- * id). Undefined when none; an external id that several merchants' orders share answers the one
- * `among` keeps (e.g. those on a message's requisites), else throws VALIDATION_ERROR.
- */
-export async function lockOrderByAnyId(
-  ex: Executor,
-  id: string,
-  among: (order: OrderRow) => boolean = () => true,
-): Promise<OrderRow | undefined> {
-  const own = await lockOrder(ex, id);
-  if (own) return own;
-  const named = await ex.select().from(orders).where(eq(orders.externalId, id)).limit(20).for('update');
-  const kept = named.length > 1 ? named.filter(among) : named;
-  if (kept.length > 1)
-    throw new AppError('VALIDATION_ERROR', [
-      { field: 'order_id', problem: 'names orders of several merchants; use the internal id' },
-    ]);
-  return kept[0];
 }
 
 /** An order lookup's two ways: by internal id, by a merchant's external id in one mode. */

@@ -14,6 +14,7 @@ import { adminOrderView, assertMayManage, eventActor } from './order-admin-view.
 import type { OrderLifecycle } from './order-lifecycle.js';
 import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
 import { endedBy, listOrders, type OrderFilter, streamOrders } from './orders-lists.js';
+import { orderIdNamed } from './orders-named.js';
 import { dailySeries, merchantReport } from './orders-reports.js';
 import {
   DuplicateOrderError,
@@ -232,9 +233,10 @@ export function createOrdersService(deps: {
       for await (const row of streamOrders(db, filter)) yield adminOrderView(row, clock.now(), publicBaseUrl);
     },
 
-    /** One order as operators see it, with its timeline. ORDER_NOT_FOUND. */
-    async getAdminOrder(id: string) {
-      const order = await findOrderById(db, id);
+    /** One order as operators see it (by our id or the merchant's `order_id`), with its timeline. ORDER_NOT_FOUND. */
+    async getAdminOrder(named: string) {
+      const id = await orderIdNamed(db, named);
+      const order = id ? await findOrderById(db, id) : undefined;
       if (!order) throw new AppError('ORDER_NOT_FOUND');
       return { ...adminOrderView(order, clock.now(), publicBaseUrl), events: await orderTimeline(db, order) };
     },
@@ -242,9 +244,11 @@ export function createOrdersService(deps: {
     /**
      * Operator confirmation (docs/decisions.md section 5): pending -> success, or error -> success
      * with a reason (late payment); a crypto order with its transfer, a payout (marked sent) with
-     * an optional proof. Credits or debits the ledger and is audited in the same transaction.
+     * an optional proof. Credits or debits the ledger and is audited in the same transaction. The
+     * order is named by our id or the merchant's `order_id`.
      */
-    async confirm(id: string, input: ConfirmInput, actor: AdminActor, proof?: MultipartUpload) {
+    async confirm(named: string, input: ConfirmInput, actor: AdminActor, proof?: MultipartUpload) {
+      const id = (await orderIdNamed(db, named)) ?? named;
       const current = await findOrderById(db, id);
       if (!current) throw new AppError('ORDER_NOT_FOUND');
       assertMayManage(actor, current);
@@ -267,7 +271,8 @@ export function createOrdersService(deps: {
     },
 
     /** Operator cancellation: pending -> error with a reason; frees the amount and requisite; audited. */
-    async cancel(id: string, reason: string, actor: AdminActor) {
+    async cancel(named: string, reason: string, actor: AdminActor) {
+      const id = (await orderIdNamed(db, named)) ?? named;
       const order = await db.transaction(async (tx) => {
         const before = await lockOrder(tx, id);
         if (!before) throw new AppError('ORDER_NOT_FOUND');

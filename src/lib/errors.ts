@@ -49,6 +49,8 @@ export const ERROR_STATUS = {
   ALREADY_EXISTS: 409,
   /** ops: a requisite is bound to another device already (one device per requisite, issue 19). */
   REQUISITE_ALREADY_BOUND: 409,
+  /** ops: a holder's settlement larger than what the holder holds (docs/decisions.md "Holders' money"). */
+  SETTLEMENT_EXCEEDS_HELD: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

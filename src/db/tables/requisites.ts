@@ -12,6 +12,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
+import { holders } from './holders.js';
 
 // Tables of the requisites module: only src/modules/requisites/ reads and writes them (docs/architecture.md).
 
@@ -25,6 +26,8 @@ export const requisites = pgTable(
     bankCode: text('bank_code'),
     address: text('address').notNull(),
     holderName: text('holder_name').notNull(),
+    /** The holder behind it (docs/decisions.md "Holders' money"); written through `holders`. */
+    holderId: uuid('holder_id').references(() => holders.id),
     currency: text('currency').notNull(),
     minAmount: numeric('min_amount'),
     maxAmount: numeric('max_amount'),

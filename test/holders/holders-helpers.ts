@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { orders } from '../../src/db/tables/orders.js';
+import { money } from '../../src/lib/money.js';
 import type { TestApp } from '../helpers/app.js';
 import { admin, createOrder, type TestMerchant } from '../helpers/merchant-client.js';
 
@@ -53,4 +54,29 @@ export interface Books {
   paid_out: string;
   held: string;
   commission: string;
+}
+
+/**
+ * What the orders table says a holder's requisites received: the sum of `payable_amount` of their
+ * confirmed live fiat PAYINs (other test files share the pool on PostgreSQL, so their orders count
+ * too). The check of the ledger's figure against the orders'.
+ */
+export async function receivedPerOrders(t: TestApp, requisiteIds: string[]): Promise<string> {
+  const rows = await t.database.db
+    .select({ sum: sql<string | null>`sum(${orders.payableAmount})` })
+    .from(orders)
+    .where(
+      and(
+        inArray(orders.requisiteId, requisiteIds),
+        eq(orders.status, 'success'),
+        eq(orders.method, 'fiat'),
+        eq(orders.test, false),
+      ),
+    );
+  return money(rows[0]?.sum ?? 0).toFixed();
+}
+
+/** Takes requisites out of the pool so that no other test's order lands on them any more. */
+export async function disableRequisites(t: TestApp, ids: string[]) {
+  for (const id of ids) await admin(t.app, 'PATCH', `/admin/requisites/${id}`, { enabled: false });
 }

@@ -31,12 +31,14 @@ CREATE TABLE "holders" (
 	CONSTRAINT "holders_money_ck" CHECK ("holders"."commission_percent" >= 0 AND "holders"."commission_percent" <= 100 AND ("holders"."exposure_limit" IS NULL OR "holders"."exposure_limit" >= 0) AND ("holders"."security_deposit" IS NULL OR "holders"."security_deposit" >= 0))
 );
 --> statement-breakpoint
+ALTER TABLE "requisites" DROP CONSTRAINT "requisites_paused_ck";--> statement-breakpoint
 ALTER TABLE "trader_devices" ADD COLUMN "holder_id" uuid;--> statement-breakpoint
 ALTER TABLE "requisites" ADD COLUMN "holder_id" uuid;--> statement-breakpoint
 ALTER TABLE "holder_settlements" ADD CONSTRAINT "holder_settlements_holder_id_holders_id_fk" FOREIGN KEY ("holder_id") REFERENCES "public"."holders"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "holder_settlements_holder_idx" ON "holder_settlements" USING btree ("holder_id","created_at");--> statement-breakpoint
 CREATE INDEX "holders_name_idx" ON "holders" USING btree ("name");--> statement-breakpoint
 ALTER TABLE "requisites" ADD CONSTRAINT "requisites_holder_id_holders_id_fk" FOREIGN KEY ("holder_id") REFERENCES "public"."holders"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "requisites" ADD CONSTRAINT "requisites_paused_ck" CHECK ("requisites"."paused_reason" IS NULL OR "requisites"."paused_reason" IN ('block', 'stale', 'liveness', 'holder'));--> statement-breakpoint
 -- Backfill (docs/decisions.md "Holders' money"): one holder per distinct requisites' holder name
 -- (trimmed), marked from_migration so that operators can review and merge them in the admin list.
 INSERT INTO "holders" ("name", "from_migration")

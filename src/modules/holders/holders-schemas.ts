@@ -133,6 +133,10 @@ export const HolderDetailSchema = Type.Intersect([
   HolderSchema,
   Type.Object({
     books: BooksSchema,
+    blocked: Type.Boolean({
+      description:
+        'Suspended, or holding more than exposure_limit + security_deposit: its requisites are paused',
+    }),
     requisites: Type.Array(HolderRequisiteSchema),
     settlements: Type.Array(SettlementSchema),
   }),

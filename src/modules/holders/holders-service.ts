@@ -6,7 +6,12 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../../platform/audit/index.js';
-import { holderOfRequisite, requisitesOfHolder, setRequisitesHolder } from '../requisites/index.js';
+import {
+  holderOfRequisite,
+  requisitesOfHolder,
+  resumeRequisites,
+  setRequisitesHolder,
+} from '../requisites/index.js';
 import { booksOf, heldBy, postHolderMovement, postHolderReceipt } from './holders-ledger.js';
 import {
   findHolder,
@@ -19,11 +24,9 @@ import {
   updateHolder,
 } from './holders-repository.js';
 import { checkSettlement, parseAmount, parsePercent } from './holders-rules.js';
+import { applyStanding, HOLDER_CURRENCY, holderBlocked } from './holders-standing.js';
 import { holderStatement, statementPeriod } from './holders-statement.js';
 import { holderRequisiteView, holderView, settlementView } from './holders-views.js';
-
-/** The currency holders' limits and the default books are kept in. */
-export const HOLDER_CURRENCY = 'RUB';
 
 export interface HolderInput {
   name: string;
@@ -124,6 +127,7 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       return {
         ...holderView(row),
         books: await booksOf(db, id, HOLDER_CURRENCY),
+        blocked: await holderBlocked(db, id),
         requisites: (await requisitesOfHolder(db, id)).map(holderRequisiteView),
         settlements: (await listSettlements(db, id, 20)).map(settlementView),
       };
@@ -149,13 +153,15 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
           before,
           after,
         });
+        await applyStanding(tx, id, now());
         return holderView(after);
       });
     },
 
     /**
      * The holder's requisites become exactly `requisiteIds`: those listed move to this holder (from
-     * any other), the holder's others get none. VALIDATION_ERROR when one does not exist. Audited.
+     * any other), the holder's others get none; all of them then follow this holder's standing
+     * (`applyStanding`). VALIDATION_ERROR when one does not exist. Audited.
      */
     async setRequisites(id: string, requisiteIds: string[], actor: AdminActor) {
       const ids = [...new Set(requisiteIds)];
@@ -166,12 +172,11 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
         const missing = ids.filter((r) => !set.includes(r));
         if (missing.length > 0)
           throw invalidField('requisite_ids', `unknown requisites: ${missing.join(', ')}`);
-        await setRequisitesHolder(
-          tx,
-          before.filter((r) => !ids.includes(r)),
-          null,
-          now(),
-        );
+        const removed = before.filter((r) => !ids.includes(r));
+        await setRequisitesHolder(tx, removed, null, now());
+        // A requisite's pause for its holder's standing goes with the holder it leaves.
+        await resumeRequisites(tx, [...removed, ...ids], ['holder'], now());
+        await applyStanding(tx, id, now());
         await writeAudit(tx, actor, {
           action: 'holder.requisites',
           targetType: 'holder',
@@ -244,7 +249,8 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
     /**
      * The lifecycle's success hook (composition root): a confirmed fiat PAYIN on a holder's requisite
      * posts what the card received (`payable_amount`) to the holder's account, once per order. Test
-     * orders, crypto and payouts post nothing. Runs inside the lifecycle's transaction; no network.
+     * orders, crypto and payouts post nothing. A holder that this takes over their limit has their
+     * requisites paused (`applyStanding`). Runs inside the lifecycle's transaction; no network.
      */
     async creditOnSuccess(ex: Executor, order: SucceededOrder): Promise<void> {
       if (order.direction !== 'PAYIN' || order.method !== 'fiat' || order.test || !order.requisiteId) return;
@@ -252,13 +258,14 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       if (!holderId) return;
       const holder = await findHolder(ex, holderId);
       if (!holder) return;
-      await postHolderReceipt(ex, {
+      const posted = await postHolderReceipt(ex, {
         holderId,
         orderId: order.id,
         currency: order.currency,
         amount: money(order.payableAmount),
         commissionPercent: money(holder.commissionPercent),
       });
+      if (posted) await applyStanding(ex, holderId, new Date(deps.clock.now()));
     },
   };
 
@@ -301,6 +308,7 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       createdBy: actor.name,
       createdAt: new Date(deps.clock.now()),
     });
+    await applyStanding(tx, holderId, new Date(deps.clock.now()));
     await writeAudit(tx, actor, {
       action: `holder.${m.kind}`,
       targetType: 'holder',

@@ -5,9 +5,5 @@
  */
 export { holdersAdminRoutes } from './holders-admin-routes.js';
 export { HOLDER_ACCOUNTS, HOLDER_KINDS, type HolderBooks } from './holders-rules.js';
-export {
-  createHoldersService,
-  HOLDER_CURRENCY,
-  type HoldersService,
-  type SucceededOrder,
-} from './holders-service.js';
+export { createHoldersService, type HoldersService, type SucceededOrder } from './holders-service.js';
+export { HOLDER_CURRENCY } from './holders-standing.js';

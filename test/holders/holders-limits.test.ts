@@ -68,10 +68,15 @@ describe('holders: limits that act', () => {
       (await detail(b.holderId)).requisites.map((r) => r.paused_reason),
       ['holder'],
     );
-    const back = (await createOrder(t.app, merchant, { amount: AMOUNT })).json() as { id: string };
-    assert.ok(back.id);
-    const order = await admin<{ requisite_id: string }>(t.app, 'GET', `/admin/orders/${back.id}`);
-    assert.equal(order.requisite_id, a.requisiteId);
+    // On PostgreSQL other files' requisites share the pool: a's is back once some order lands on it.
+    const landed: string[] = [];
+    for (let i = 0; i < 30 && !landed.includes(a.requisiteId); i++) {
+      const back = (await createOrder(t.app, merchant, { amount: AMOUNT })).json() as { id: string };
+      landed.push(
+        (await admin<{ requisite_id: string }>(t.app, 'GET', `/admin/orders/${back.id}`)).requisite_id,
+      );
+    }
+    assert.ok(landed.includes(a.requisiteId), 'an order lands on the resumed requisite');
   });
 
   it('a security deposit raises the limit by its amount; a lower limit pauses at once', async () => {

@@ -156,4 +156,25 @@ describe(`holders' books on ${onPostgres() ? 'PostgreSQL' : 'PGlite'}`, () => {
     const books = (await admin<{ books: Books }>(t.app, 'GET', `/admin/holders/${holder.id}`)).books;
     assert.equal(books.received, received);
   });
+  it('two settlements racing for more than is held together: exactly one is recorded', async () => {
+    const holder = await admin<{ id: string }>(t.app, 'POST', '/admin/holders', { name: 'Synthetic race' });
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, {
+      amount: '1000',
+      reason: 'synthetic opening balance',
+    });
+    const settle = () =>
+      adminRaw(t.app, 'POST', `/admin/holders/${holder.id}/settlements`, {
+        amount: '600',
+        method: 'cash',
+        reference: 'synthetic race',
+      });
+    const answers = await Promise.all([settle(), settle(), settle()]);
+    assert.deepEqual(
+      answers.map((r) => r.statusCode).sort(),
+      [200, 409, 409],
+      answers.map((r) => r.body).join('\n'),
+    );
+    const books = (await admin<{ books: Books }>(t.app, 'GET', `/admin/holders/${holder.id}`)).books;
+    assert.deepEqual([books.settled, books.held], ['600', '400']);
+  });
 });

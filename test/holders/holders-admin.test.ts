@@ -287,4 +287,29 @@ describe('admin API: holders, settlements and corrections', () => {
       'VALIDATION_ERROR',
     );
   });
+  it('the statement as CSV: an opening row, then the entries; a reason typed as a formula stays text', async () => {
+    const { holder, received } = await holderWithPayin(20_011);
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/settlements`, {
+      amount: 1000,
+      method: 'cash',
+      reference: 'synthetic',
+    });
+    // A reason typed like a formula is written as text (a leading quote: OWASP CSV injection).
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, { amount: '-1', reason: '=1+2' });
+    const res = await adminRaw(t.app, 'GET', `/admin/holders/${holder.id}/statement.csv`);
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(String(res.headers['content-type']), /^text\/csv/);
+    const lines = res.body.trim().split('\n');
+    assert.equal(lines[0], 'id,created_at,kind,order_id,memo,amount,balance');
+    assert.match(lines[1] ?? '', /,opening_balance,,,,0$/);
+    assert.ok(lines.some((l) => l.includes(`holder_receipt`) && l.endsWith(`,${received},${received}`)));
+    const [settled, corrected] = lines.slice(-2);
+    assert.ok(settled?.endsWith(`,cash: synthetic,-1000,${money(received).minus(1000).toFixed()}`), settled);
+    assert.ok(corrected?.includes(",holder_correction,,'=1+2,-1,"), corrected);
+    expectError(
+      await adminRaw(t.app, 'GET', '/admin/holders/00000000-0000-4000-8000-000000000000/statement.csv'),
+      404,
+      'NOT_FOUND',
+    );
+  });
 });

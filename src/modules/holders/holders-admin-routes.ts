@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { csvStream } from '../../lib/csv-stream.js';
 import {
   CorrectionBody,
   HolderCreateBody,
@@ -17,6 +18,7 @@ import {
   StatementSchema,
 } from './holders-schemas.js';
 import type { HoldersService } from './holders-service.js';
+import { STATEMENT_CSV_COLUMNS } from './holders-statement.js';
 
 const tags = ['admin'];
 
@@ -118,5 +120,24 @@ export function holdersAdminRoutes(app: App, deps: { holders: HoldersService }) 
       },
     },
     async (request) => ok(await holders.statement(request.params.id, request.query)),
+  );
+
+  app.get(
+    '/admin/holders/:id/statement.csv',
+    {
+      schema: {
+        tags,
+        summary: 'The statement as CSV (opening_balance row, then the entries)',
+        params: HolderIdParams,
+        querystring: StatementQuery,
+      },
+    },
+    async (request, reply) => {
+      const { currency, rows } = await holders.statementRows(request.params.id, request.query);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="holder-${request.params.id}-${currency}.csv"`)
+        .send(csvStream(STATEMENT_CSV_COLUMNS, rows));
+    },
   );
 }

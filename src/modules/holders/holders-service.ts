@@ -25,7 +25,7 @@ import {
 } from './holders-repository.js';
 import { checkSettlement, parseAmount, parsePercent } from './holders-rules.js';
 import { applyStanding, HOLDER_CURRENCY, holderBlocked } from './holders-standing.js';
-import { holderStatement, statementPeriod } from './holders-statement.js';
+import { holderStatement, statementCsvRows, statementPeriod } from './holders-statement.js';
 import { holderRequisiteView, holderView, settlementView } from './holders-views.js';
 
 export interface HolderInput {
@@ -238,6 +238,17 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
     async statement(id: string, query: { currency?: string; from?: string; to?: string }) {
       await mustFind(db, id);
       return holderStatement(db, id, query.currency ?? HOLDER_CURRENCY, statementPeriod(query, now()));
+    },
+
+    /**
+     * The holder's statement as CSV rows (`STATEMENT_CSV_COLUMNS`), read a page at a time: an
+     * `opening_balance` row, then each entry. NOT_FOUND and the period's errors come before any row.
+     */
+    async statementRows(id: string, query: { currency?: string; from?: string; to?: string }) {
+      await mustFind(db, id);
+      const period = statementPeriod(query, now());
+      const currency = query.currency ?? HOLDER_CURRENCY;
+      return { currency, rows: statementCsvRows(db, id, currency, period) };
     },
 
     /** The holder's figures in `currency` (every one a ledger sum). NOT_FOUND. */

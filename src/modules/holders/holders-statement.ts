@@ -62,3 +62,38 @@ export async function holderStatement(
     closing: entries.at(-1)?.balance ?? opening,
   };
 }
+
+/** The columns of a holder's statement CSV: the JSON statement's entry fields. */
+export const STATEMENT_CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'kind',
+  'order_id',
+  'memo',
+  'amount',
+  'balance',
+] as const;
+
+/** The statement's CSV rows: an `opening_balance` row at `from`, then each entry, paged from the ledger. */
+export async function* statementCsvRows(
+  ex: Executor,
+  holderId: string,
+  currency: string,
+  period: { from: Date; to: Date },
+): AsyncGenerator<Record<string, unknown>> {
+  const lines = accountStatementLines(ex, { account: HOLDER_ACCOUNTS.held(holderId), currency, ...period });
+  for await (const line of lines) {
+    if ('opening' in line) {
+      const at = period.from.toISOString();
+      yield {
+        id: '',
+        created_at: at,
+        kind: 'opening_balance',
+        order_id: '',
+        memo: '',
+        amount: '',
+        balance: line.opening,
+      };
+    } else yield { ...line };
+  }
+}

@@ -35,6 +35,7 @@ const RANKS = {
   ledger: 3,
   requisites: 3,
   orders: 4,
+  holders: 4,
   webhooks: 5,
   receipts: 5,
   crypto: 5,

@@ -5,6 +5,7 @@ import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
 import { createSecretBox } from './lib/secrets.js';
 import { createBanksService } from './modules/banks/index.js';
+import { createHoldersService } from './modules/holders/index.js';
 import { createLedgerService } from './modules/ledger/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
 import { createOperatorsService } from './modules/operators/index.js';
@@ -137,8 +138,11 @@ export function createServices(deps: {
     orderObject: (o) => orderInfo(o, clock.now(), config.publicBaseUrl, null),
     onEnqueued: () => dispatcher.wake(),
   });
+  // Holders' money (docs/decisions.md "Holders' money"): a confirmed fiat PAYIN posts what the
+  // holder's card received, in the lifecycle's transaction, once per order.
+  const holders = createHoldersService({ database, clock });
   const lifecycle = createOrderLifecycle({
-    successHooks: [webhooks.enqueueOnSuccess],
+    successHooks: [webhooks.enqueueOnSuccess, holders.creditOnSuccess],
     moveHooks: [eventSubscriptions.onMoves],
     onFinished: (order, status) => metrics.orderFinished(order.type, order.direction, status),
     afterExpiry: (ex, expired) => disableAfterExpiredStreak(ex, expired, config.requisiteExpiredStreak),
@@ -304,6 +308,7 @@ export function createServices(deps: {
       secretBox,
     }),
     guard,
+    holders,
     ledger,
     merchants,
     metrics,

@@ -6,6 +6,7 @@ import { MULTIPART_LIMITS } from './http/multipart.js';
 import type { App } from './http/schemas.js';
 import { createMerchantAuth } from './modules/auth/index.js';
 import { banksAdminRoutes, banksRoutes } from './modules/banks/index.js';
+import { holdersAdminRoutes } from './modules/holders/index.js';
 import { balanceRoutes, ledgerAdminRoutes } from './modules/ledger/index.js';
 import { merchantsAdminRoutes } from './modules/merchants/index.js';
 import { createAdminAuth, operatorsAdminRoutes } from './modules/operators/index.js';
@@ -151,6 +152,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     merchantsAdminRoutes(admin, { merchants: services.merchants });
     ledgerAdminRoutes(admin, { ledger: services.ledger });
     requisitesAdminRoutes(admin, { requisites: services.requisites });
+    holdersAdminRoutes(admin, { holders: services.holders });
     ratesAdminRoutes(admin, { rates: services.rates });
     ordersAdminRoutes(admin, { orders: services.orders, uploads });
     banksAdminRoutes(admin, { banks: services.banks });

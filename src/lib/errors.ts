@@ -54,6 +54,8 @@ export const ERROR_STATUS = {
    * day, another requisite, another amount); the details name the rule.
    */
   MESSAGE_NOT_FOR_ORDER: 409,
+  /** ops: a holder's settlement larger than what the holder holds (docs/decisions.md "Holders' money"). */
+  SETTLEMENT_EXCEEDS_HELD: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

@@ -28,6 +28,8 @@ export interface PreviousSecretsColumn {
 export const traderDevices = pgTable('trader_devices', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
+  /** The holder whose phone it is (docs/decisions.md "Holders' money"); null until assigned. */
+  holderId: uuid('holder_id'),
   tokenDigest: text('token_digest').notNull().unique(),
   signingKeySealed: text('signing_key_sealed'),
   nativeSecretSealed: text('native_secret_sealed'),

@@ -12,6 +12,7 @@ import {
   uuid,
 } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
+import { holders } from './holders.js';
 
 // Tables of the requisites module: only src/modules/requisites/ reads and writes them (docs/architecture.md).
 
@@ -25,6 +26,8 @@ export const requisites = pgTable(
     bankCode: text('bank_code'),
     address: text('address').notNull(),
     holderName: text('holder_name').notNull(),
+    /** The holder behind it (docs/decisions.md "Holders' money"); written through `holders`. */
+    holderId: uuid('holder_id').references(() => holders.id),
     currency: text('currency').notNull(),
     minAmount: numeric('min_amount'),
     maxAmount: numeric('max_amount'),
@@ -40,9 +43,11 @@ export const requisites = pgTable(
     masks: jsonb('masks').$type<string[]>().notNull().default([]),
     /**
      * Why it takes no new orders for now (docs/decisions.md section 24): `block` (its bank blocked it; an operator
-     * resumes), `stale` or `liveness` (its device went quiet; resumes when the device is back).
+     * resumes), `stale` or `liveness` (its device went quiet; resumes when the device is back),
+     * `holder` (its holder is over their exposure limit or suspended; resumes when they are not:
+     * docs/decisions.md "Holders' money").
      */
-    pausedReason: text('paused_reason').$type<'block' | 'stale' | 'liveness'>(),
+    pausedReason: text('paused_reason').$type<'block' | 'stale' | 'liveness' | 'holder'>(),
     pausedAt: ts('paused_at'),
     /**
      * The `orders.seq` of its latest order (0: never assigned): its place in the least recently
@@ -64,7 +69,7 @@ export const requisites = pgTable(
       .where(sql`enabled AND paused_reason IS NULL`),
     check(
       'requisites_paused_ck',
-      sql`${t.pausedReason} IS NULL OR ${t.pausedReason} IN ('block', 'stale', 'liveness')`,
+      sql`${t.pausedReason} IS NULL OR ${t.pausedReason} IN ('block', 'stale', 'liveness', 'holder')`,
     ),
     check('requisites_kind_ck', sql`${t.kind} IN ('card', 'phone', 'qr', 'account')`),
     check(

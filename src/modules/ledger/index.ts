@@ -3,13 +3,22 @@
  * currency with running balances, and the holds of payouts. Other modules post through these
  * functions inside their own transactions; the tables are this module's.
  */
+export {
+  type AccountLine,
+  type AccountPeriod,
+  accountBalance,
+  accountStatementLines,
+  accountSumsByKind,
+} from './account-books.js';
 export { balanceRoutes } from './balance-routes.js';
 export { ledgerAdminRoutes } from './ledger-admin-routes.js';
 export {
   activeHoldSums,
   createHold,
+  type Journal,
   ledgerSums,
   lockBalance,
+  postJournal,
   postPayinCredit,
   settleHold,
 } from './ledger-repository.js';

@@ -82,6 +82,7 @@ function permissionOf(first: string, write: boolean): Permission {
     case 'chains':
     case 'banks':
     case 'pool':
+    case 'holders':
     case 'devices':
       return write ? 'pool.manage' : 'pool.read';
     case 'audit':

@@ -2,6 +2,13 @@
  * The requisites pool (docs/decisions.md section 7): its table, operators' management, and the pick
  * query the orders module composes into a new order's claim (the pool's SQL stays here).
  */
+
+export {
+  type HolderRequisite,
+  holderOfRequisite,
+  requisitesOfHolder,
+  setRequisitesHolder,
+} from './requisite-holders.js';
 export {
   assignPickedSql,
   type PickCandidate,

@@ -30,9 +30,13 @@ export const RequisiteSchema = Type.Object({
   }),
   extra_masks: Type.Array(Type.String(), { description: 'Endings operators added' }),
   paused_reason: Nullable(
-    Type.Union([Type.Literal('block'), Type.Literal('stale'), Type.Literal('liveness')], {
-      description: 'Why it takes no new orders: its bank blocked it, or its device is quiet',
-    }),
+    Type.Union(
+      [Type.Literal('block'), Type.Literal('stale'), Type.Literal('liveness'), Type.Literal('holder')],
+      {
+        description:
+          'Why it takes no new orders: its bank blocked it, its device is quiet, or its holder is over their limit or suspended',
+      },
+    ),
   ),
   paused_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
   last_assigned_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),

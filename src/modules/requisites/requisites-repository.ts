@@ -64,11 +64,12 @@ export async function disableRequisites(ex: Executor, ids: string[], reason: str
 }
 
 /** Why a requisite takes no new orders for now (docs/decisions.md section 24). */
-export type PauseReason = 'block' | 'stale' | 'liveness';
+export type PauseReason = 'block' | 'stale' | 'liveness' | 'holder';
 
 /**
  * Pauses those of `ids` that are not paused or are paused for one of `over` (a block overrides a
- * silent device; offline overrides stale); returns the ids it paused. Pending orders stay pending.
+ * silent device and always a holder's standing; offline overrides stale); returns the ids it paused.
+ * Pending orders stay pending.
  */
 export async function pauseRequisites(
   ex: Executor,
@@ -78,14 +79,17 @@ export async function pauseRequisites(
   now: Date,
 ): Promise<string[]> {
   if (ids.length === 0) return [];
+  // A bank's block overrides every other pause: lifting the holder's pause must never lift a block.
+  const overridable: PauseReason[] =
+    reason === 'block' && !over.includes('holder') ? [...over, 'holder'] : over;
   const rows = await ex
     .update(requisites)
     .set({ pausedReason: reason, pausedAt: now, updatedAt: now })
     .where(
       and(
         inArray(requisites.id, ids),
-        over.length > 0
-          ? or(isNull(requisites.pausedReason), inArray(requisites.pausedReason, over))
+        overridable.length > 0
+          ? or(isNull(requisites.pausedReason), inArray(requisites.pausedReason, overridable))
           : isNull(requisites.pausedReason),
       ),
     )

@@ -105,6 +105,7 @@ export const CONSOLE_SETUP_EN = {
   paused: 'paused: {reason}',
   pause_block: 'the bank blocked it',
   pause_liveness: 'its phone is offline',
+  pause_holder: 'its holder is over their limit or suspended',
   pause_stale: 'its phone is stale',
   addRequisite: 'Add a requisite',
   bankHint: 'bank code (sber, tbank…)',

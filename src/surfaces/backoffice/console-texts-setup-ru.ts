@@ -102,6 +102,7 @@ export const CONSOLE_SETUP_RU = {
   paused: 'на паузе: {reason}',
   pause_block: 'банк заблокировал',
   pause_liveness: 'телефон не на связи',
+  pause_holder: 'держатель превысил лимит или приостановлен',
   pause_stale: 'телефон давно молчит',
   addRequisite: 'Добавить реквизит',
   bankHint: 'код банка (sber, tbank…)',

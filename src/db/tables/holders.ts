@@ -1,0 +1,81 @@
+import { sql } from 'drizzle-orm';
+import { check, index, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { createdAt, ts } from '../columns.js';
+
+// Tables of the holders module: only src/modules/holders/ reads and writes them (docs/architecture.md).
+
+/** How an operator reaches a holder: any of these, as the holder gave them. */
+export interface HolderContactsColumn {
+  phone?: string;
+  telegram?: string;
+  email?: string;
+  note?: string;
+}
+
+/**
+ * The people behind requisites and phones (docs/decisions.md "Holders' money"). What a holder holds
+ * is never a column: it is the sum of the ledger account `holder:<id>`. The limit and the deposit
+ * are RUB, decimal.
+ */
+export const holders = pgTable(
+  'holders',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    name: text('name').notNull(),
+    contacts: jsonb('contacts').$type<HolderContactsColumn>().notNull().default({}),
+    status: text('status').$type<'active' | 'suspended'>().notNull().default('active'),
+    /** The holder's share of what their requisites receive, percent (0 to 100). */
+    commissionPercent: numeric('commission_percent').notNull().default('0'),
+    /** RUB the holder may hold for the operator at most; null: no limit. */
+    exposureLimit: numeric('exposure_limit'),
+    /** RUB the holder left with the operator as security, raising the limit by its amount. */
+    securityDeposit: numeric('security_deposit'),
+    /** Set by the migration that made one holder per distinct requisites' holder name. */
+    fromMigration: text('from_migration'),
+    createdAt: createdAt(),
+    updatedAt: ts('updated_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('holders_name_idx').on(t.name),
+    check('holders_status_ck', sql`${t.status} IN ('active', 'suspended')`),
+    check(
+      'holders_money_ck',
+      sql`${t.commissionPercent} >= 0 AND ${t.commissionPercent} <= 100 AND (${t.exposureLimit} IS NULL OR ${t.exposureLimit} >= 0) AND (${t.securityDeposit} IS NULL OR ${t.securityDeposit} >= 0)`,
+    ),
+  ],
+);
+
+/**
+ * Money a holder handed over (`settlement`) or an admin's correction of what they hold
+ * (`correction`, signed, with a reason). Each row has its ledger journal (`journal_id`): the row
+ * says how and by whom, the ledger says how much.
+ */
+export const holderSettlements = pgTable(
+  'holder_settlements',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    holderId: uuid('holder_id')
+      .notNull()
+      .references(() => holders.id),
+    kind: text('kind').$type<'settlement' | 'correction'>().notNull(),
+    currency: text('currency').notNull(),
+    /** Signed, currency units: a settlement is positive and reduces what the holder holds. */
+    amount: numeric('amount').notNull(),
+    method: text('method').$type<'bank_transfer' | 'cash' | 'usdt'>(),
+    reference: text('reference'),
+    txHash: text('tx_hash'),
+    reason: text('reason'),
+    journalId: uuid('journal_id').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('holder_settlements_holder_idx').on(t.holderId, t.createdAt),
+    check('holder_settlements_kind_ck', sql`${t.kind} IN ('settlement', 'correction')`),
+    check(
+      'holder_settlements_method_ck',
+      sql`${t.method} IS NULL OR ${t.method} IN ('bank_transfer', 'cash', 'usdt')`,
+    ),
+    check('holder_settlements_amount_ck', sql`${t.amount} <> 0`),
+  ],
+);

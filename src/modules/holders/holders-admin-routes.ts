@@ -1,0 +1,143 @@
+import { Type } from '@sinclair/typebox';
+import { actorOf } from '../../http/request-context.js';
+import { type App, Envelope, errorResponses } from '../../http/schemas.js';
+import { csvStream } from '../../lib/csv-stream.js';
+import {
+  CorrectionBody,
+  HolderCreateBody,
+  HolderDetailSchema,
+  HolderIdParams,
+  HolderListItem,
+  HolderPatchBody,
+  HolderRequisiteSchema,
+  HolderRequisitesBody,
+  HolderSchema,
+  MovementSchema,
+  SettlementBody,
+  StatementQuery,
+  StatementSchema,
+} from './holders-schemas.js';
+import type { HoldersService } from './holders-service.js';
+import { STATEMENT_CSV_COLUMNS } from './holders-statement.js';
+
+const tags = ['admin'];
+
+/**
+ * Admin API of holders (docs/api.md "Holders"; docs/decisions.md "Holders' money"): reads need
+ * `pool.read`, writes `pool.manage`, corrections the admin role.
+ */
+export function holdersAdminRoutes(app: App, deps: { holders: HoldersService }) {
+  const { holders } = deps;
+  const ok = <T>(data: T) => ({ success: true as const, data });
+
+  app.post(
+    '/admin/holders',
+    {
+      schema: { tags, body: HolderCreateBody, response: { 200: Envelope(HolderSchema), ...errorResponses } },
+    },
+    async (request) => ok(await holders.create(request.body, actorOf(request))),
+  );
+
+  app.get(
+    '/admin/holders',
+    { schema: { tags, response: { 200: Envelope(Type.Array(HolderListItem)), ...errorResponses } } },
+    async () => ok(await holders.list()),
+  );
+
+  app.get(
+    '/admin/holders/:id',
+    {
+      schema: {
+        tags,
+        params: HolderIdParams,
+        response: { 200: Envelope(HolderDetailSchema), ...errorResponses },
+      },
+    },
+    async (request) => ok(await holders.get(request.params.id)),
+  );
+
+  app.patch(
+    '/admin/holders/:id',
+    {
+      schema: {
+        tags,
+        params: HolderIdParams,
+        body: HolderPatchBody,
+        response: { 200: Envelope(HolderSchema), ...errorResponses },
+      },
+    },
+    async (request) => ok(await holders.update(request.params.id, request.body, actorOf(request))),
+  );
+
+  app.put(
+    '/admin/holders/:id/requisites',
+    {
+      schema: {
+        tags,
+        params: HolderIdParams,
+        body: HolderRequisitesBody,
+        response: { 200: Envelope(Type.Array(HolderRequisiteSchema)), ...errorResponses },
+      },
+    },
+    async (request) =>
+      ok(await holders.setRequisites(request.params.id, request.body.requisite_ids, actorOf(request))),
+  );
+
+  app.post(
+    '/admin/holders/:id/settlements',
+    {
+      schema: {
+        tags,
+        params: HolderIdParams,
+        body: SettlementBody,
+        response: { 200: Envelope(MovementSchema), ...errorResponses },
+      },
+    },
+    async (request) => ok(await holders.settle(request.params.id, request.body, actorOf(request))),
+  );
+
+  app.post(
+    '/admin/holders/:id/corrections',
+    {
+      schema: {
+        tags,
+        params: HolderIdParams,
+        body: CorrectionBody,
+        response: { 200: Envelope(MovementSchema), ...errorResponses },
+      },
+    },
+    async (request) => ok(await holders.correct(request.params.id, request.body, actorOf(request))),
+  );
+
+  app.get(
+    '/admin/holders/:id/statement',
+    {
+      schema: {
+        tags,
+        params: HolderIdParams,
+        querystring: StatementQuery,
+        response: { 200: Envelope(StatementSchema), ...errorResponses },
+      },
+    },
+    async (request) => ok(await holders.statement(request.params.id, request.query)),
+  );
+
+  app.get(
+    '/admin/holders/:id/statement.csv',
+    {
+      schema: {
+        tags,
+        summary: 'The statement as CSV (opening_balance row, then the entries)',
+        params: HolderIdParams,
+        querystring: StatementQuery,
+      },
+    },
+    async (request, reply) => {
+      const { currency, rows } = await holders.statementRows(request.params.id, request.query);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="holder-${request.params.id}-${currency}.csv"`)
+        .send(csvStream(STATEMENT_CSV_COLUMNS, rows));
+    },
+  );
+}

@@ -1,0 +1,166 @@
+import type { Database, Executor } from '../../db/database.js';
+import type { HolderContactsColumn } from '../../db/tables/holders.js';
+import type { AdminActor } from '../../http/request-context.js';
+import type { Clock } from '../../lib/clock.js';
+import { AppError, invalidField } from '../../lib/errors.js';
+import { toDbAmount } from '../../lib/money.js';
+import { writeAudit } from '../../platform/audit/index.js';
+import { requisitesOfHolder, resumeRequisites, setRequisitesHolder } from '../requisites/index.js';
+import { booksOf, heldBy } from './holders-ledger.js';
+import { createHolderMoney } from './holders-money.js';
+
+export type { CorrectionInput, SettlementInput, SucceededOrder } from './holders-money.js';
+
+import {
+  findHolder,
+  type HolderRow,
+  insertHolder,
+  listHolders,
+  listSettlements,
+  type NewHolderRow,
+  updateHolder,
+} from './holders-repository.js';
+import { parseAmount, parsePercent } from './holders-rules.js';
+import { applyStanding, HOLDER_CURRENCY, holderBlocked } from './holders-standing.js';
+import { holderRequisiteView, holderView, settlementView } from './holders-views.js';
+
+export interface HolderInput {
+  name: string;
+  contacts?: HolderContactsColumn;
+  commission_percent?: string | number;
+  exposure_limit?: string | number | null;
+  security_deposit?: string | number | null;
+}
+
+export interface HolderPatch extends Partial<HolderInput> {
+  status?: 'active' | 'suspended';
+}
+
+/** The money columns of an input, read as decimals (INVALID_AMOUNT / VALIDATION_ERROR otherwise). */
+function moneyColumns(input: Partial<HolderInput>): Partial<NewHolderRow> {
+  const out: Partial<NewHolderRow> = {};
+  if (input.commission_percent !== undefined)
+    out.commissionPercent = toDbAmount(parsePercent(input.commission_percent));
+  for (const [field, column] of [
+    ['exposure_limit', 'exposureLimit'],
+    ['security_deposit', 'securityDeposit'],
+  ] as const) {
+    const v = input[field];
+    if (v === undefined) continue;
+    out[column] = v === null ? null : toDbAmount(parseAmount(v, field, 'non-negative'));
+  }
+  return out;
+}
+
+/**
+ * Holders (docs/decisions.md "Holders' money"): the people behind requisites, what each holds as a
+ * ledger sum, settlements and corrections. Every write is audited; money moves in the ledger only.
+ */
+export function createHoldersService(deps: { database: Database; clock: Clock }) {
+  const db = deps.database.db;
+  const now = () => new Date(deps.clock.now());
+
+  async function mustFind(ex: Executor, id: string, lock = false): Promise<HolderRow> {
+    const row = /^[0-9a-f-]{36}$/i.test(id) ? await findHolder(ex, id, lock) : undefined;
+    if (!row) throw new AppError('NOT_FOUND');
+    return row;
+  }
+
+  return {
+    /** Creates a holder (status active). Audited `holder.create`. */
+    async create(input: HolderInput, actor: AdminActor) {
+      const name = input.name.trim();
+      if (!name) throw invalidField('name', 'must not be blank');
+      return db.transaction(async (tx) => {
+        const row = await insertHolder(tx, { name, contacts: input.contacts ?? {}, ...moneyColumns(input) });
+        await writeAudit(tx, actor, {
+          action: 'holder.create',
+          targetType: 'holder',
+          targetId: row.id,
+          after: row,
+        });
+        return holderView(row);
+      });
+    },
+
+    /** Every holder with what they hold in RUB, by name. */
+    async list() {
+      const rows = await listHolders(db);
+      const out = [];
+      for (const row of rows)
+        out.push({ ...holderView(row), held: (await heldBy(db, row.id, HOLDER_CURRENCY)).toFixed() });
+      return out;
+    },
+
+    /** One holder: the record, the RUB books, the requisites and the latest settlements. NOT_FOUND. */
+    async get(id: string) {
+      const row = await mustFind(db, id);
+      return {
+        ...holderView(row),
+        books: await booksOf(db, id, HOLDER_CURRENCY),
+        blocked: await holderBlocked(db, id),
+        requisites: (await requisitesOfHolder(db, id)).map(holderRequisiteView),
+        settlements: (await listSettlements(db, id, 20)).map(settlementView),
+      };
+    },
+
+    /** Changes a holder's record (name, contacts, status, commission, limit, deposit). Audited. */
+    async update(id: string, patch: HolderPatch, actor: AdminActor) {
+      const set: Partial<NewHolderRow> = { ...moneyColumns(patch), updatedAt: now() };
+      if (patch.name !== undefined) {
+        if (!patch.name.trim()) throw invalidField('name', 'must not be blank');
+        set.name = patch.name.trim();
+      }
+      if (patch.contacts !== undefined) set.contacts = patch.contacts;
+      if (patch.status !== undefined) set.status = patch.status;
+      return db.transaction(async (tx) => {
+        const before = await mustFind(tx, id, true);
+        const after = await updateHolder(tx, id, set);
+        if (!after) throw new AppError('NOT_FOUND');
+        await writeAudit(tx, actor, {
+          action: 'holder.update',
+          targetType: 'holder',
+          targetId: id,
+          before,
+          after,
+        });
+        await applyStanding(tx, id, now());
+        return holderView(after);
+      });
+    },
+
+    /**
+     * The holder's requisites become exactly `requisiteIds`: those listed move to this holder (from
+     * any other), the holder's others get none; all of them then follow this holder's standing
+     * (`applyStanding`). VALIDATION_ERROR when one does not exist. Audited.
+     */
+    async setRequisites(id: string, requisiteIds: string[], actor: AdminActor) {
+      const ids = [...new Set(requisiteIds)];
+      return db.transaction(async (tx) => {
+        await mustFind(tx, id, true);
+        const before = (await requisitesOfHolder(tx, id)).map((r) => r.id);
+        const set = await setRequisitesHolder(tx, ids, id, now());
+        const missing = ids.filter((r) => !set.includes(r));
+        if (missing.length > 0)
+          throw invalidField('requisite_ids', `unknown requisites: ${missing.join(', ')}`);
+        const removed = before.filter((r) => !ids.includes(r));
+        await setRequisitesHolder(tx, removed, null, now());
+        // A requisite's pause for its holder's standing goes with the holder it leaves.
+        await resumeRequisites(tx, [...removed, ...ids], ['holder'], now());
+        await applyStanding(tx, id, now());
+        await writeAudit(tx, actor, {
+          action: 'holder.requisites',
+          targetType: 'holder',
+          targetId: id,
+          before: { requisite_ids: before },
+          after: { requisite_ids: ids },
+        });
+        return (await requisitesOfHolder(tx, id)).map(holderRequisiteView);
+      });
+    },
+
+    ...createHolderMoney({ db, clock: deps.clock, mustFind }),
+  };
+}
+
+export type HoldersService = ReturnType<typeof createHoldersService>;

@@ -1,0 +1,9 @@
+/**
+ * Holders (docs/decisions.md "Holders' money"): the people behind requisites and phones, what each
+ * holds for the operator as a ledger sum, their settlements and admins' corrections. The lifecycle's
+ * success hook `creditOnSuccess` is wired in the composition root.
+ */
+export { holdersAdminRoutes } from './holders-admin-routes.js';
+export { HOLDER_ACCOUNTS, HOLDER_KINDS, type HolderBooks } from './holders-rules.js';
+export { createHoldersService, type HoldersService, type SucceededOrder } from './holders-service.js';
+export { HOLDER_CURRENCY } from './holders-standing.js';

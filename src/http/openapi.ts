@@ -136,7 +136,7 @@ export function operationIdOf(method: string, path: string): string {
     .filter(Boolean)
     .flatMap((part) => {
       const param = /^\{(\w+)\}$/.exec(part)?.[1];
-      return (param ? `by-${param}` : part).split(/[-_]/);
+      return (param ? `by-${param}` : part).split(/[-_.]/);
     });
   return [method.toLowerCase(), ...words.map((w) => w.charAt(0).toUpperCase() + w.slice(1))].join('');
 }

@@ -198,11 +198,13 @@ describe('every runnable block of the docs runs as written, in order, against np
       const pairs = expectedPairs(step.expected);
       for (const pair of pairs)
         assert.ok(shown.includes(pair), `the docs show ${pair}, the command printed otherwise: ${context}`);
-      // A shown output that is plain text (no JSON pairs, no placeholder) is printed as it is.
+      // A shown output that is plain text (no JSON pairs, no placeholder) is printed as it is; a
+      // shown output continued over lines compares with its line breaks as spaces.
       const text = step.expected.trim();
+      const spaced = (t: string) => t.replace(/\s+/g, ' ');
       if (pairs.length === 0 && text && !/\.\.\.|…|<[^>]*>|[{}]/.test(text))
         assert.ok(
-          run.stdout.includes(text),
+          spaced(run.stdout).includes(spaced(text)),
           `the docs show "${text}", the command printed otherwise: ${context}`,
         );
     }

@@ -13,7 +13,7 @@
  * - In a shell block, `# -> <output>` after a command shows what it prints (continued by lines
  *   `#     ...`): every `"key":value` pair in it without `...`, `…` or `<placeholder>` must be in the
  *   command's output (JSON output is compared compactly); a shown output of plain text (no JSON, no
- *   placeholder) must be printed as it is.
+ *   placeholder) must be printed as it is, line breaks and runs of spaces counting as one space.
  * - Variables and the working directory carry on from block to block, as in one terminal.
  */
 

@@ -77,6 +77,12 @@ export interface OpenOptions {
   /** PGlite data directory; `undefined` means in memory (tests). */
   dataDir?: string | undefined;
   poolSize?: number;
+  /**
+   * Milliseconds a request waits for a free connection before SERVICE_UNAVAILABLE (default 5000).
+   * Tests that queue hundreds of requests on one lock on purpose wait longer: they check money, not
+   * how fast the service sheds load.
+   */
+  acquireTimeoutMs?: number;
   /** Whether to apply pending migrations (default true). */
   migrate?: boolean;
   /** Told the text of every statement run through drizzle (tests count statements with it). */
@@ -107,7 +113,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: options.acquireTimeoutMs ?? 5000,
     idleTimeoutMillis: 30_000,
   });
   // A client losing its server (PostgreSQL restart) must not crash the process: idle ones report on

@@ -13,7 +13,9 @@ export function testDatabaseUrl(): string | undefined {
  * PGlite. Tests isolate by creating their own merchants, never by resetting tables.
  */
 export function testDatabase(): Promise<Database> {
-  shared ??= openDatabase({ databaseUrl: testDatabaseUrl(), poolSize: 20 });
+  // A machine loaded by a whole suite serves 200 orders queued on one lock in over 5 s: tests wait
+  // for a connection as long as they need (the service's own 5 s limit is for production).
+  shared ??= openDatabase({ databaseUrl: testDatabaseUrl(), poolSize: 20, acquireTimeoutMs: 30_000 });
   return shared;
 }
 

@@ -24,7 +24,7 @@ import {
   deviceAdminRoutes,
   deviceEndpoints,
   devicesAdminRoutes,
-  traderRoutes,
+  holderRoutes,
 } from './rails/devices/index.js';
 import { bankStandardsRoutes, payoutsAdminRoutes } from './rails/payouts/index.js';
 import { receiptsAdminRoutes, receiptsRoutes } from './rails/receipts/index.js';
@@ -108,7 +108,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
   });
 
   // --- machines that report payments ------------------------------------------------------------
-  traderRoutes(app, { devices: services.devices, pool: services.pool });
+  holderRoutes(app, { devices: services.devices, pool: services.pool });
   deviceEndpoints(app, { ingest: services.deviceIngest, admin: services.deviceAdmin });
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
 

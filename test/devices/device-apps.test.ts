@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
-import { deviceEvents, traderDevices } from '../../src/db/tables/devices.js';
+import { deviceEvents, holderDevices } from '../../src/db/tables/devices.js';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import {
   addRequisite,
@@ -70,7 +70,7 @@ describe('phones: pairing and what each app sends (docs/decisions.md section 24)
     assert.ok(device.sms_gateway.commands[0]?.includes(`"signing_key":"${device.sms_gateway.signing_key}"`));
     assert.match(device.sms_forwarder.template, /"\[org_content\]"/);
     assert.equal(device.sms_forwarder.token, device.token);
-    const [row] = await t.database.db.select().from(traderDevices).where(eq(traderDevices.id, device.id));
+    const [row] = await t.database.db.select().from(holderDevices).where(eq(holderDevices.id, device.id));
     const stored = JSON.stringify(row);
     for (const secret of [device.token, device.sms_gateway.signing_key, device.native.secret]) {
       assert.ok(!stored.includes(secret), 'a secret is stored in clear');

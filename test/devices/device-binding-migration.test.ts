@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { bankNotifications, traderDevices } from '../../src/db/tables/devices.js';
+import { bankNotifications, holderDevices } from '../../src/db/tables/devices.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { addRequisite, admin } from '../helpers/merchant-client.js';
 
@@ -26,7 +26,7 @@ describe('one device per requisite: the migration of earlier bindings (docs/deci
     const db = t.database.db;
     const legacy = (name: string, createdAt: Date) =>
       db
-        .insert(traderDevices)
+        .insert(holderDevices)
         .values({ name, tokenDigest: randomUUID(), requisiteIds: [r.id], createdAt })
         .returning()
         .then((rows) => rows[0] as { id: string });

@@ -25,7 +25,7 @@ export interface PreviousSecretsColumn {
  * (SmsForwarder and the pre-parsed endpoint) is kept as a digest; the two HMAC keys (SMS Gateway's
  * signing key, the native secret) are sealed under the master key because verifying needs them.
  */
-export const traderDevices = pgTable('trader_devices', {
+export const holderDevices = pgTable('trader_devices', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
   /** The holder whose phone it is (docs/decisions.md "Holders' money"); null until assigned. */
@@ -59,7 +59,7 @@ export const deviceRequisites = pgTable(
     requisiteId: uuid('requisite_id').primaryKey(),
     deviceId: uuid('device_id')
       .notNull()
-      .references(() => traderDevices.id),
+      .references(() => holderDevices.id),
     boundAt: ts('bound_at').notNull().defaultNow(),
   },
   (t) => [index('device_requisites_device_idx').on(t.deviceId)],
@@ -77,7 +77,7 @@ export const deviceEvents = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     deviceId: uuid('device_id')
       .notNull()
-      .references(() => traderDevices.id),
+      .references(() => holderDevices.id),
     transportKey: text('transport_key').notNull(),
     /** sms_gateway, sms_forwarder, native, or system (a review item the service raised itself). */
     app: text('app').notNull(),
@@ -128,7 +128,7 @@ export const bankNotifications = pgTable(
     id: uuid('id').primaryKey().defaultRandom(),
     deviceId: uuid('device_id')
       .notNull()
-      .references(() => traderDevices.id),
+      .references(() => holderDevices.id),
     messageId: text('message_id').notNull(),
     requisiteId: uuid('requisite_id').notNull(),
     amount: numeric('amount').notNull(),

@@ -1,34 +1,34 @@
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
-import { deviceEvents, deviceRequisites, traderDevices } from '../../db/tables/devices.js';
+import { deviceEvents, deviceRequisites, holderDevices } from '../../db/tables/devices.js';
 
 /**
  * The devices module's tables (docs/decisions.md section 24): devices, their requisite bindings and their events. Only
  * this module's services call these.
  */
 
-export type DeviceRow = typeof traderDevices.$inferSelect;
-export type NewDeviceRow = typeof traderDevices.$inferInsert;
+export type DeviceRow = typeof holderDevices.$inferSelect;
+export type NewDeviceRow = typeof holderDevices.$inferInsert;
 export type DeviceEventRow = typeof deviceEvents.$inferSelect;
 export type NewDeviceEventRow = typeof deviceEvents.$inferInsert;
 
 export async function insertDevice(ex: Executor, row: NewDeviceRow): Promise<DeviceRow> {
-  const inserted = (await ex.insert(traderDevices).values(row).returning())[0];
+  const inserted = (await ex.insert(holderDevices).values(row).returning())[0];
   if (!inserted) throw new Error('insert returned no row');
   return inserted;
 }
 
 export async function findDevice(ex: Executor, id: string, lock = false): Promise<DeviceRow | undefined> {
-  const query = ex.select().from(traderDevices).where(eq(traderDevices.id, id));
+  const query = ex.select().from(holderDevices).where(eq(holderDevices.id, id));
   return (await (lock ? query.for('update') : query))[0];
 }
 
 export async function updateDevice(ex: Executor, id: string, patch: Partial<NewDeviceRow>) {
-  return (await ex.update(traderDevices).set(patch).where(eq(traderDevices.id, id)).returning())[0];
+  return (await ex.update(holderDevices).set(patch).where(eq(holderDevices.id, id)).returning())[0];
 }
 
 export async function listDevices(ex: Executor): Promise<DeviceRow[]> {
-  return ex.select().from(traderDevices).orderBy(asc(traderDevices.createdAt));
+  return ex.select().from(holderDevices).orderBy(asc(holderDevices.createdAt));
 }
 
 /** The device whose bearer token (current, or previous within its grace period) has this digest. */
@@ -36,9 +36,9 @@ export async function deviceByTokenDigest(ex: Executor, digest: string): Promise
   return (
     await ex
       .select()
-      .from(traderDevices)
+      .from(holderDevices)
       .where(
-        sql`${traderDevices.tokenDigest} = ${digest} OR ${traderDevices.previousSecrets}->>'tokenDigest' = ${digest}`,
+        sql`${holderDevices.tokenDigest} = ${digest} OR ${holderDevices.previousSecrets}->>'tokenDigest' = ${digest}`,
       )
       .limit(1)
   )[0];
@@ -51,22 +51,22 @@ export async function deviceByTokenDigest(ex: Executor, digest: string): Promise
 export async function takePairing(ex: Executor, digest: string, now: Date) {
   const row = (
     await ex
-      .select({ id: traderDevices.id, sealed: traderDevices.pairingSealed })
-      .from(traderDevices)
+      .select({ id: holderDevices.id, sealed: holderDevices.pairingSealed })
+      .from(holderDevices)
       .where(
         and(
-          eq(traderDevices.pairingDigest, digest),
-          sql`${traderDevices.pairingExpiresAt} > ${now.toISOString()}::timestamptz`,
-          isNull(traderDevices.revokedAt),
+          eq(holderDevices.pairingDigest, digest),
+          sql`${holderDevices.pairingExpiresAt} > ${now.toISOString()}::timestamptz`,
+          isNull(holderDevices.revokedAt),
         ),
       )
       .for('update')
   )[0];
   if (!row) return undefined;
   await ex
-    .update(traderDevices)
+    .update(holderDevices)
     .set({ pairingDigest: null, pairingSealed: null, pairingExpiresAt: null })
-    .where(eq(traderDevices.id, row.id));
+    .where(eq(holderDevices.id, row.id));
   return row;
 }
 
@@ -200,13 +200,13 @@ export async function oldestReview(ex: Executor): Promise<Date | null> {
 /** Devices not revoked that have sent a heartbeat and were last seen before `before` (liveness sweep). */
 export async function quietDevices(ex: Executor, before: Date) {
   return ex
-    .select({ id: traderDevices.id, name: traderDevices.name, lastSeenAt: traderDevices.lastSeenAt })
-    .from(traderDevices)
+    .select({ id: holderDevices.id, name: holderDevices.name, lastSeenAt: holderDevices.lastSeenAt })
+    .from(holderDevices)
     .where(
       and(
-        isNull(traderDevices.revokedAt),
-        isNotNull(traderDevices.lastHeartbeatAt),
-        lt(traderDevices.lastSeenAt, before),
+        isNull(holderDevices.revokedAt),
+        isNotNull(holderDevices.lastHeartbeatAt),
+        lt(holderDevices.lastSeenAt, before),
       ),
     );
 }

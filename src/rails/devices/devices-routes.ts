@@ -15,7 +15,7 @@ declare module 'fastify' {
 }
 
 /** Requisite holders' devices: `POST /trader/offers` (Bearer device token). */
-export function traderRoutes(app: App, deps: { devices: DevicesService; pool: PoolService }) {
+export function holderRoutes(app: App, deps: { devices: DevicesService; pool: PoolService }) {
   const deviceAuth: preValidationAsyncHookHandler = async (request) => {
     const token = bearerToken(request);
     const device = token.startsWith('dev_') ? await deps.devices.deviceByToken(token) : undefined;

@@ -12,5 +12,5 @@ export { deviceEndpoints } from './device-endpoints.js';
 export { createDeviceIngest, type DeviceIngest, type DeviceMetrics } from './device-ingest-service.js';
 export { createLivenessSweep } from './device-liveness.js';
 export { createDeviceReview, type DeviceReview } from './device-review-service.js';
-export { devicesAdminRoutes, traderRoutes } from './devices-routes.js';
+export { devicesAdminRoutes, holderRoutes } from './devices-routes.js';
 export { createDevicesService, type DevicesService } from './devices-service.js';

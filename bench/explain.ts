@@ -1,5 +1,5 @@
 /**
- * `npm run bench:explain` (issue 18): where PostgreSQL spends a createOrder and a GET order. Seeds a
+ * `npm run bench:explain` : where PostgreSQL spends a createOrder and a GET order. Seeds a
  * fresh database (BENCH_DATABASE_URL, default the local test server) with BENCH_REQUISITES (default
  * 50) requisites and BENCH_ORDERS (default 20,000) orders through the service, records the statements of one more
  * createOrder and of the two GET lookups, and prints `EXPLAIN (ANALYZE, BUFFERS)` of each (writes

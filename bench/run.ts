@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 11): the service and a bare baseline, each in its own process, loaded from this
+ * `npm run bench` : the service and a bare baseline, each in its own process, loaded from this
  * process with autocannon over loopback; PostgreSQL (BENCH_DATABASE_URL, default the local test server,
  * in a fresh database) and PGlite for reference. Prints one markdown table with the targets.
  * BENCH_SECONDS (default 5) per measurement; BENCH_CONNECTIONS (default 1,16,64) and
@@ -36,7 +36,7 @@ const LEVELS = (process.env.BENCH_CONNECTIONS ?? (QUICK ? '64' : '1,16,64')).spl
 /** The pool sizes measured, requisites of the one currency and kind the load asks for. */
 const POOLS = (process.env.BENCH_POOLS ?? '50,500,5000').split(',').map(Number);
 const TOP = Math.max(...LEVELS);
-/** The levels the targets are judged at (issue 18): 16 connections and up. */
+/** The levels the targets are judged at : 16 connections and up. */
 const JUDGED = Math.min(16, TOP);
 const WITH_PGLITE = process.env.BENCH_PGLITE ? process.env.BENCH_PGLITE !== 'false' : !QUICK;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
@@ -82,7 +82,9 @@ async function startService(env: Record<string, string>) {
   const port = await freePort();
   const t0 = Date.now();
   // The production way (README "Deployment"): the compiled service with its heap cap.
-  const child = spawn(process.execPath, ['--max-old-space-size=160', 'dist/main.js'], {
+  // BENCH_CPU_PROF=<dir> writes the service's V8 CPU profile there when it stops (open in DevTools).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const child = spawn(process.execPath, [...profile, '--max-old-space-size=160', 'dist/main.js'], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH ?? '',
@@ -405,8 +407,10 @@ async function main() {
       webhooksPerSecond: wh?.perSecond,
     });
   } finally {
+    // A graceful stop first, so a CPU profile (BENCH_CPU_PROF) is written.
+    for (const c of children) c.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, process.env.BENCH_CPU_PROF ? 3000 : 300));
     for (const c of children) c.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 300));
     await adminDb.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`).catch(() => undefined);
     await adminDb.end();
     rmSync(pgliteDir, { recursive: true, force: true });

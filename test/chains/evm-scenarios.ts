@@ -14,7 +14,7 @@ import { HDKey } from '@scure/bip32';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { isolateDatabase } from '../helpers/database.js';
-import type { EvmTestNode } from '../helpers/evm-nodes.js';
+import type { EvmTestNode } from '../helpers/evm-rpc.js';
 import {
   admin,
   adminRaw,

@@ -1,5 +1,5 @@
 /**
- * What the bench's clients send, the same for the service and for its bare baseline (issue 18): a
+ * What the bench's clients send, the same for the service and for its bare baseline: a
  * new JSON body, a fresh signature and the same headers per request, so that the load generator
  * (on the same two cores) spends as much on either side and the ratio compares the servers only.
  */

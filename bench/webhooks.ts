@@ -1,5 +1,5 @@
 /**
- * Webhook dispatch rate (issue 3 section 8): N due deliveries to a local receiver answering 200,
+ * Webhook dispatch rate: N due deliveries to a local receiver answering 200,
  * sent by one dispatcher as configured in production (batch 100, 4 loops). Needs PostgreSQL:
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); a fresh database is made and dropped.
  * Prints one markdown table row. Usage: npm run bench:webhooks [-- <count>]

@@ -83,7 +83,9 @@ async function startService(env: Record<string, string>) {
   const t0 = Date.now();
   // The production way (README "Deployment"): the compiled service with its heap cap.
   // BENCH_CPU_PROF=<dir> writes the service's V8 CPU profile there when it stops (open in DevTools).
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+    : [];
   const child = spawn(process.execPath, [...profile, '--max-old-space-size=160', 'dist/main.js'], {
     cwd: ROOT,
     env: {

@@ -109,7 +109,7 @@ const SECURITY: Array<[RegExp, Record<string, string[]>[]]> = [
   [/^\/merchant\//, [{ clientApiKey: [], signature: [] }]],
   [/^\/admin\//, [{ adminBearer: [] }]],
   [/^\/chain\//, [{ chainWatcherBearer: [] }]],
-  [/^\/trader\//, [{ deviceBearer: [] }]],
+  [/^\/(holder|trader)\//, [{ deviceBearer: [] }]],
 ];
 
 /** The merchant endpoints' operation ids, as merchants' code generators will name them. */
@@ -231,7 +231,7 @@ export function openApiOptions(publicBaseUrl: string, extras: OpenApiExtras): Fa
         { name: 'admin', description: 'Operators (bearer token)' },
         { name: 'form', description: "The payer's payment form" },
         { name: 'chain', description: 'Chain watcher' },
-        { name: 'trader', description: "Requisite holders' devices" },
+        { name: 'holder', description: "Requisite holders' devices" },
         { name: 'ops', description: 'Health and metrics' },
       ],
       webhooks: {

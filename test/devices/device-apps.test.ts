@@ -57,6 +57,27 @@ describe('phones: pairing and what each app sends (docs/decisions.md section 24)
   });
   after(() => t.close());
 
+  it('a phone publishes a pool offer on its own requisite at /holder/offers and at the earlier /trader/offers, never on another', async () => {
+    // Another bank's requisite: this file's T-Bank orders stay on the paired phone's requisite.
+    const other = await addRequisite(t.app, { kind: 'card', bank: 'VTB', address: '2200241234569999' });
+    const publish = (url: string, requisiteId: string, amount: number) =>
+      t.app.inject({
+        method: 'POST',
+        url,
+        headers: { authorization: `Bearer ${device.token}`, 'content-type': 'application/json' },
+        payload: { requisite_id: requisiteId, amount, type: 'tbank', ttl_seconds: 600 },
+      });
+    const current = await publish('/holder/offers', requisite.id, 4_321);
+    assert.equal(current.statusCode, 200, current.body);
+    const earlier = await publish('/trader/offers', requisite.id, 4_322);
+    assert.equal(earlier.statusCode, 200, earlier.body);
+    assert.notEqual(current.json().data.id, earlier.json().data.id);
+    const foreign = await publish('/holder/offers', other.id, 4_323);
+    assert.equal(foreign.statusCode, 403, foreign.body);
+    const anonymous = await t.app.inject({ method: 'POST', url: '/holder/offers', payload: {} });
+    assert.equal(anonymous.statusCode, 401);
+  });
+
   it("creation answers every app's setup once; secrets are not kept in clear; the pairing link works once within 15 minutes", async () => {
     assert.match(
       device.sms_gateway.url,

@@ -12,7 +12,11 @@ import { addRequisite, admin } from '../helpers/merchant-client.js';
 // The migration keeps the most recently used binding and lists the others for
 // operators (docs/decisions.md section 24). The migration's own statement runs over devices as they were before it.
 const migration = readFileSync(new URL('../../drizzle/0011_device_events.sql', import.meta.url), 'utf8');
-const keepBindings = migration.split('--> statement-breakpoint').at(-1) as string;
+// The table it reads was renamed later (drizzle/0026_holder_devices.sql): the statement runs on today's name.
+const keepBindings = (migration.split('--> statement-breakpoint').at(-1) as string).replaceAll(
+  'trader_devices',
+  'holder_devices',
+);
 
 describe('one device per requisite: the migration of earlier bindings (docs/decisions.md section 24)', () => {
   let t: TestApp;

@@ -25,7 +25,7 @@ export interface PreviousSecretsColumn {
  * (SmsForwarder and the pre-parsed endpoint) is kept as a digest; the two HMAC keys (SMS Gateway's
  * signing key, the native secret) are sealed under the master key because verifying needs them.
  */
-export const holderDevices = pgTable('trader_devices', {
+export const holderDevices = pgTable('holder_devices', {
   id: uuid('id').primaryKey().defaultRandom(),
   name: text('name').notNull(),
   /** The holder whose phone it is (docs/decisions.md "Holders' money"); null until assigned. */

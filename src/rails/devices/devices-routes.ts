@@ -14,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-/** Requisite holders' devices: `POST /trader/offers` (Bearer device token). */
+/** Requisite holders' devices: `POST /holder/offers`, and `/trader/offers` as before (Bearer device token). */
 export function holderRoutes(app: App, deps: { devices: DevicesService; pool: PoolService }) {
   const deviceAuth: preValidationAsyncHookHandler = async (request) => {
     const token = bearerToken(request);
@@ -27,26 +27,31 @@ export function holderRoutes(app: App, deps: { devices: DevicesService; pool: Po
     if (!request.device) throw new AppError('UNAUTHORIZED');
     return request.device;
   };
-  app.post(
-    '/trader/offers',
-    {
-      preValidation: deviceAuth,
-      schema: {
-        tags: ['trader'],
-        body: Type.Object(OfferInput),
-        response: { 200: Envelope(PublishedOfferSchema), ...errorResponses },
+  // `/trader/offers` is the path phones set up before requisite holders had their name (docs/api.md
+  // "Devices and requisite holders"): kept, marked deprecated, the same route as `/holder/offers`.
+  for (const path of ['/holder/offers', '/trader/offers'] as const) {
+    app.post(
+      path,
+      {
+        preValidation: deviceAuth,
+        schema: {
+          tags: ['holder'],
+          ...(path === '/trader/offers' ? { deprecated: true } : {}),
+          body: Type.Object(OfferInput),
+          response: { 200: Envelope(PublishedOfferSchema), ...errorResponses },
+        },
       },
-    },
-    async (request) => {
-      const device = deviceOf(request);
-      if (!(await deps.devices.boundRequisites(device)).includes(request.body.requisite_id))
-        throw new AppError('FORBIDDEN');
-      return {
-        success: true as const,
-        data: await deps.pool.publishOffer(request.body, { name: `device:${device.name}`, ip: request.ip }),
-      };
-    },
-  );
+      async (request) => {
+        const device = deviceOf(request);
+        if (!(await deps.devices.boundRequisites(device)).includes(request.body.requisite_id))
+          throw new AppError('FORBIDDEN');
+        return {
+          success: true as const,
+          data: await deps.pool.publishOffer(request.body, { name: `device:${device.name}`, ip: request.ip }),
+        };
+      },
+    );
+  }
 }
 
 /** Admin: the history of pre-parsed bank notifications (read only); devices themselves: device-admin-routes.ts. */

@@ -69,6 +69,8 @@ export interface Config {
   readonly rateOperatorMaxDeviation: string; // RATE_OPERATOR_MAX_DEVIATION, percent as decimal text
   readonly smsForwarderNeedsOperator: boolean; // SMS_FORWARDER_NEEDS_OPERATOR
   readonly deviceLivenessIntervalSeconds: number; // DEVICE_LIVENESS_INTERVAL
+  readonly learnedRulesRefreshMs: number; // LEARNED_RULES_REFRESH_MS
+  readonly bankMessageCorpusDir: string | undefined; // BANK_MESSAGE_CORPUS_DIR
   /** CHAIN_<CHAIN>_* per chain; the admin API's values win (docs/decisions.md section 25). */
   readonly chains: Readonly<Record<WatchedChain, ChainEnvSettings>>;
   readonly formFrameAncestors: string; // FORM_FRAME_ANCESTORS
@@ -255,6 +257,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateOperatorMaxDeviation: e.RATE_OPERATOR_MAX_DEVIATION,
     smsForwarderNeedsOperator: e.SMS_FORWARDER_NEEDS_OPERATOR,
     deviceLivenessIntervalSeconds: e.DEVICE_LIVENESS_INTERVAL,
+    learnedRulesRefreshMs: e.LEARNED_RULES_REFRESH_MS,
+    bankMessageCorpusDir: e.BANK_MESSAGE_CORPUS_DIR === undefined ? undefined : resolve(e.BANK_MESSAGE_CORPUS_DIR),
     chains: chainEnvSettings(e as Record<string, unknown>),
     metricsToken: e.METRICS_TOKEN,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),

@@ -31,7 +31,7 @@ export function compilePattern(source: string): RegExp {
   }
   const names = [...source.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].map((m) => m[1] ?? '');
   const unknown = names.find((n) => !HOLES.has(n));
-  if (unknown) throw invalidField('pattern', `has a group "${unknown}"; holes are amount, mask, payer, balance`);
+  if (unknown) throw invalidField('pattern', `has a group named ${unknown}; holes are amount, mask, payer, balance`);
   if (!names.includes('amount')) throw invalidField('pattern', 'has no (?<amount>...) hole');
   return re;
 }

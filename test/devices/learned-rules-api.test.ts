@@ -138,7 +138,7 @@ describe('rules learned from the review queue: the admin API', () => {
     const waiting = await sms(sbp(String(next + 999_000)));
     await bad({ event_id: waiting.event_id }, 409, 'RULE_STATE_CONFLICT', /assigned to an order/);
 
-    const broad = await as('admin', 'POST', '/admin/bank-rules', { event_id: eventId, pattern: '(?<amount>\\d+(?:[.,]\\d+)?)' });
+    const broad = await as('admin', 'POST', '/admin/bank-rules', { event_id: eventId, pattern: '(?<amount>\\d+(?:[.,]\\d+)?)₽' });
     assert.equal(broad.statusCode, 200, broad.body);
     const enable = await as('admin', 'POST', `/admin/bank-rules/${broad.json().data.id}/enable`);
     assert.equal(enable.json().message, 'RULE_TOO_BROAD', enable.body);

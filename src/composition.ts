@@ -32,9 +32,9 @@ import {
   createDeviceAdmin,
   createDeviceIngest,
   createDeviceReview,
-  createRuleReview,
   createDevicesService,
   createLivenessSweep,
+  createRuleReview,
   deviceCounts,
 } from './rails/devices/index.js';
 import { createPayoutsService } from './rails/payouts/index.js';
@@ -223,8 +223,8 @@ export function createServices(deps: {
   const bankRules = createBankRules({
     database,
     clock,
-    refreshMs: config.learnedRulesRefreshMs,
-    ...(config.bankMessageCorpusDir ? { corpusDir: config.bankMessageCorpusDir } : {}),
+    refreshMs: config.learnedRules.refreshMs,
+    ...(config.learnedRules.corpusDir ? { corpusDir: config.learnedRules.corpusDir } : {}),
   });
   const deviceIngest = createDeviceIngest({
     database,

@@ -3,7 +3,13 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { type ConsoleSession, consoleLogin, consolePost } from '../helpers/console.js';
-import { addRequisite, admin, createMerchant, createOrder, type TestMerchant } from '../helpers/merchant-client.js';
+import {
+  addRequisite,
+  admin,
+  createMerchant,
+  createOrder,
+  type TestMerchant,
+} from '../helpers/merchant-client.js';
 import { gatewaySms, type PairedDevice, pairDevice } from '../helpers/phones.js';
 
 // docs/decisions.md "Rules learned from the review queue", in the console. Wildberries Bank is this
@@ -28,7 +34,8 @@ describe('rules learned from the review queue: the console', () => {
     return res.json() as { id: string; payment_details: { amount: string } };
   };
   const sms = async (text: string) =>
-    (await gatewaySms(t.app, device, { sender: SENDER, text, receivedAt: new Date() }, Date.now())).json().data as {
+    (await gatewaySms(t.app, device, { sender: SENDER, text, receivedAt: new Date() }, Date.now())).json()
+      .data as {
       status: string;
       event_id: string;
     };
@@ -42,7 +49,8 @@ describe('rules learned from the review queue: the console', () => {
     await admin(t.app, 'POST', `/admin/device-events/${got.event_id}/assign`, { order_id: o.id });
     return got.event_id;
   };
-  const newestRule = async () => (await admin<Array<{ id: string; status: string }>>(t.app, 'GET', '/admin/bank-rules'))[0];
+  const newestRule = async () =>
+    (await admin<Array<{ id: string; status: string }>>(t.app, 'GET', '/admin/bank-rules'))[0];
 
   before(async () => {
     t = await startTestApp();
@@ -63,19 +71,33 @@ describe('rules learned from the review queue: the console', () => {
     const eventId = await assignedMessage(notice);
     const assignedList = await page('support', '/backoffice/device-events?status=assigned');
     assert.match(assignedList.body, new RegExp(`action="/backoffice/device-events/${eventId}/rule"`));
-    const proposed = await consolePost(t.app, sessions.support as ConsoleSession, `/backoffice/device-events/${eventId}/rule`, {});
+    const proposed = await consolePost(
+      t.app,
+      sessions.support as ConsoleSession,
+      `/backoffice/device-events/${eventId}/rule`,
+      {},
+    );
     assert.equal(proposed.statusCode, 303, proposed.body);
     assert.equal(proposed.headers.location, '/backoffice/bank-rules?msg=ruleProposed');
     const rule = await newestRule();
     assert.equal(rule?.status, 'proposed');
     const list = await page('support', '/backoffice/bank-rules?msg=ruleProposed&lang=ru');
     assert.match(list.body, /Правило предложено/);
-    assert.doesNotMatch(list.body, new RegExp(`/backoffice/bank-rules/${rule?.id}/enable`), 'support cannot switch rules on');
+    assert.doesNotMatch(
+      list.body,
+      new RegExp(`/backoffice/bank-rules/${rule?.id}/enable`),
+      'support cannot switch rules on',
+    );
 
     const waiting = await order();
     const queued = await sms(notice(waiting.payment_details.amount));
     assert.equal(queued.status, 'review', 'a proposed rule reads nothing');
-    const enabled = await consolePost(t.app, sessions.admin as ConsoleSession, `/backoffice/bank-rules/${rule?.id}/enable`, {});
+    const enabled = await consolePost(
+      t.app,
+      sessions.admin as ConsoleSession,
+      `/backoffice/bank-rules/${rule?.id}/enable`,
+      {},
+    );
     assert.equal(enabled.statusCode, 303, enabled.body);
     assert.equal(enabled.headers.location, `/backoffice/bank-rules/${rule?.id}?msg=ruleEnabled`);
     const offer = await page('admin', String(enabled.headers.location));
@@ -90,16 +112,34 @@ describe('rules learned from the review queue: the console', () => {
     );
     assert.equal(assign.statusCode, 303, assign.body);
     assert.match(String(assign.headers.location), /msg=ruleAssigned/);
-    assert.equal((await admin<{ status: string }>(t.app, 'GET', `/admin/orders/${waiting.id}`)).status, 'success');
-    const off = await consolePost(t.app, sessions.admin as ConsoleSession, `/backoffice/bank-rules/${rule?.id}/disable`, {});
+    assert.equal(
+      (await admin<{ status: string }>(t.app, 'GET', `/admin/orders/${waiting.id}`)).status,
+      'success',
+    );
+    const off = await consolePost(
+      t.app,
+      sessions.admin as ConsoleSession,
+      `/backoffice/bank-rules/${rule?.id}/disable`,
+      {},
+    );
     assert.equal(off.headers.location, '/backoffice/bank-rules?msg=ruleDisabled');
   });
 
   it('names the corpus text a rule would read as a credit, and keeps it off', async () => {
     const eventId = await assignedMessage(purchase);
-    await consolePost(t.app, sessions.support as ConsoleSession, `/backoffice/device-events/${eventId}/rule`, {});
+    await consolePost(
+      t.app,
+      sessions.support as ConsoleSession,
+      `/backoffice/device-events/${eventId}/rule`,
+      {},
+    );
     const rule = await newestRule();
-    const refused = await consolePost(t.app, sessions.admin as ConsoleSession, `/backoffice/bank-rules/${rule?.id}/enable`, {});
+    const refused = await consolePost(
+      t.app,
+      sessions.admin as ConsoleSession,
+      `/backoffice/bank-rules/${rule?.id}/enable`,
+      {},
+    );
     assert.equal(refused.statusCode, 303);
     assert.match(String(refused.headers.location), /error=RULE_READS_NON_CREDIT/);
     const shown = await page('admin', String(refused.headers.location));
@@ -109,12 +149,27 @@ describe('rules learned from the review queue: the console', () => {
 
   it('refuses a viewer and a support operator what their roles do not allow', async () => {
     const eventId = await assignedMessage(notice);
-    const viewer = await consolePost(t.app, sessions.viewer as ConsoleSession, `/backoffice/device-events/${eventId}/rule`, {});
+    const viewer = await consolePost(
+      t.app,
+      sessions.viewer as ConsoleSession,
+      `/backoffice/device-events/${eventId}/rule`,
+      {},
+    );
     assert.equal(viewer.statusCode, 403);
-    await consolePost(t.app, sessions.support as ConsoleSession, `/backoffice/device-events/${eventId}/rule`, {});
+    await consolePost(
+      t.app,
+      sessions.support as ConsoleSession,
+      `/backoffice/device-events/${eventId}/rule`,
+      {},
+    );
     const rule = await newestRule();
     for (const action of ['enable', 'disable']) {
-      const res = await consolePost(t.app, sessions.support as ConsoleSession, `/backoffice/bank-rules/${rule?.id}/${action}`, {});
+      const res = await consolePost(
+        t.app,
+        sessions.support as ConsoleSession,
+        `/backoffice/bank-rules/${rule?.id}/${action}`,
+        {},
+      );
       assert.equal(res.statusCode, 403, action);
     }
     const noCsrf = await t.app.inject({

@@ -5,7 +5,13 @@ import { type Database, openDatabase } from '../../src/db/database.js';
 import type { App } from '../../src/http/schemas.js';
 import { startTestApp, type TestApp, testConfig } from '../helpers/app.js';
 import { needsPostgres, testDatabaseUrl } from '../helpers/database.js';
-import { addRequisite, admin, createMerchant, createOrder, type TestMerchant } from '../helpers/merchant-client.js';
+import {
+  addRequisite,
+  admin,
+  createMerchant,
+  createOrder,
+  type TestMerchant,
+} from '../helpers/merchant-client.js';
 import { gatewaySms, type PairedDevice, pairDevice } from '../helpers/phones.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -27,17 +33,22 @@ describe('a rule switched on in one instance reads in another without a restart'
   let next = 83_000;
   const order = async () => {
     next += 43;
-    const res = await createOrder(first.app, merchant, { type: 'solidarnost', currency: 'RUB', amount: next });
+    const res = await createOrder(first.app, merchant, {
+      type: 'solidarnost',
+      currency: 'RUB',
+      amount: next,
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as { id: string; payment_details: { amount: string } };
   };
   /** The phone posts to the second instance. */
   const sms = async (text: string) =>
-    (await gatewaySms(second.app, device, { sender: SENDER, text, receivedAt: new Date() }, Date.now())).json()
-      .data as { status: string; event_id: string };
+    (
+      await gatewaySms(second.app, device, { sender: SENDER, text, receivedAt: new Date() }, Date.now())
+    ).json().data as { status: string; event_id: string };
 
   before(async () => {
-    const config = { learnedRulesRefreshMs: REFRESH_MS };
+    const config = { learnedRules: { refreshMs: REFRESH_MS, corpusDir: undefined } };
     first = await startTestApp({ config });
     const database = await openDatabase({ databaseUrl: testDatabaseUrl(), poolSize: 4 });
     const built = await buildApp({ config: testConfig(config), database });
@@ -60,18 +71,27 @@ describe('a rule switched on in one instance reads in another without a restart'
     const got = await sms(notice(taught.payment_details.amount));
     assert.equal(got.status, 'review', 'the second instance has loaded the (empty) active rules');
     await admin(first.app, 'POST', `/admin/device-events/${got.event_id}/assign`, { order_id: taught.id });
-    const rule = await admin<{ id: string }>(first.app, 'POST', '/admin/bank-rules', { event_id: got.event_id });
+    const rule = await admin<{ id: string }>(first.app, 'POST', '/admin/bank-rules', {
+      event_id: got.event_id,
+    });
     await admin(first.app, 'POST', `/admin/bank-rules/${rule.id}/enable`);
 
     await sleep(REFRESH_MS + 200);
     const o = await order();
     const read = await sms(notice(o.payment_details.amount));
     assert.equal(read.status, 'confirmed', JSON.stringify(read));
-    assert.equal((await admin<{ status: string }>(first.app, 'GET', `/admin/orders/${o.id}`)).status, 'success');
+    assert.equal(
+      (await admin<{ status: string }>(first.app, 'GET', `/admin/orders/${o.id}`)).status,
+      'success',
+    );
 
     await admin(first.app, 'POST', `/admin/bank-rules/${rule.id}/disable`);
     await sleep(REFRESH_MS + 200);
     const later = await order();
-    assert.equal((await sms(notice(later.payment_details.amount))).status, 'review', 'switched off everywhere');
+    assert.equal(
+      (await sms(notice(later.payment_details.amount))).status,
+      'review',
+      'switched off everywhere',
+    );
   });
 });

@@ -2,7 +2,14 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { addRequisite, admin, adminRaw, createMerchant, createOrder, type TestMerchant } from '../helpers/merchant-client.js';
+import {
+  addRequisite,
+  admin,
+  adminRaw,
+  createMerchant,
+  createOrder,
+  type TestMerchant,
+} from '../helpers/merchant-client.js';
 import { gatewaySms, type PairedDevice, pairDevice } from '../helpers/phones.js';
 
 // docs/decisions.md "Rules learned from the review queue". Ak Bars is this file's bank (same-bank
@@ -15,7 +22,13 @@ const sbp = (amount: string, mask = '4821') =>
 const purchase = (amount: string) =>
   `Karta*0799. Retail ${amount}RUR. KAZAN, USLUGI TATARSTAN RU. 15.10.20 09:43. Ostatok 4651.20RUR. Detali akbars.ru/abol/`;
 
-type Rule = { id: string; status: string; pattern: string; bank_code: string; examples: Array<{ amount: string }> };
+type Rule = {
+  id: string;
+  status: string;
+  pattern: string;
+  bank_code: string;
+  examples: Array<{ amount: string }>;
+};
 
 describe('rules learned from the review queue: the admin API', () => {
   let t: TestApp;
@@ -35,7 +48,11 @@ describe('rules learned from the review queue: the admin API', () => {
   let next = 61_000;
   const order = async (amount?: string) => {
     next += 37;
-    const res = await createOrder(t.app, merchant, { type: 'ak_bars', currency: 'RUB', amount: Number(amount ?? next) });
+    const res = await createOrder(t.app, merchant, {
+      type: 'ak_bars',
+      currency: 'RUB',
+      amount: Number(amount ?? next),
+    });
     assert.equal(res.statusCode, 200, res.body);
     return res.json() as { id: string; payment_details: { amount: string } };
   };
@@ -44,13 +61,16 @@ describe('rules learned from the review queue: the admin API', () => {
     assert.equal(res.statusCode, 200, res.body);
     return res.json().data as { status: string; event_id: string; reason?: string };
   };
-  const statusOf = async (id: string) => (await admin<{ status: string }>(t.app, 'GET', `/admin/orders/${id}`)).status;
+  const statusOf = async (id: string) =>
+    (await admin<{ status: string }>(t.app, 'GET', `/admin/orders/${id}`)).status;
   /** A message in review assigned by a support operator to an order of its amount. */
   const assigned = async (text: (amount: string) => string, amount?: string) => {
     const o = await order(amount);
     const got = await sms(text(o.payment_details.amount));
     assert.equal(got.status, 'review', JSON.stringify(got));
-    const res = await as('support', 'POST', `/admin/device-events/${got.event_id}/assign`, { order_id: o.id });
+    const res = await as('support', 'POST', `/admin/device-events/${got.event_id}/assign`, {
+      order_id: o.id,
+    });
     assert.equal(res.statusCode, 200, res.body);
     return { order: o, eventId: got.event_id };
   };
@@ -84,7 +104,11 @@ describe('rules learned from the review queue: the admin API', () => {
     assert.equal(rule.examples[0]?.amount, first.payment_details.amount.replace(/\.0+$/, ''));
 
     const before = await order();
-    assert.equal((await sms(sbp(before.payment_details.amount))).status, 'review', 'a proposed rule reads nothing');
+    assert.equal(
+      (await sms(sbp(before.payment_details.amount))).status,
+      'review',
+      'a proposed rule reads nothing',
+    );
     const enabled = await as('admin', 'POST', `/admin/bank-rules/${rule.id}/enable`);
     assert.equal(enabled.statusCode, 200, enabled.body);
     assert.equal(enabled.json().data.status, 'active');
@@ -95,14 +119,22 @@ describe('rules learned from the review queue: the admin API', () => {
     assert.equal(read.status, 'confirmed', JSON.stringify(read));
     assert.equal(await statusOf(o.id), 'success');
 
-    const audit = await admin<Array<{ action: string; target_id: string }>>(t.app, 'GET', '/admin/audit?limit=50');
+    const audit = await admin<Array<{ action: string; target_id: string }>>(
+      t.app,
+      'GET',
+      '/admin/audit?limit=50',
+    );
     const actions = audit.filter((a) => a.target_id === rule.id).map((a) => a.action);
     assert.deepEqual(actions.sort(), ['bank_rule.enable', 'bank_rule.propose']);
 
     const off = await as('admin', 'POST', `/admin/bank-rules/${rule.id}/disable`);
     assert.equal(off.json().data.status, 'off', off.body);
     const later = await order();
-    assert.equal((await sms(sbp(later.payment_details.amount))).status, 'review', 'a rule switched off reads nothing');
+    assert.equal(
+      (await sms(sbp(later.payment_details.amount))).status,
+      'review',
+      'a rule switched off reads nothing',
+    );
     const list = await as('viewer', 'GET', '/admin/bank-rules?status=off');
     assert.equal(list.statusCode, 200, list.body);
     assert.ok((list.json().data as Rule[]).some((r) => r.id === rule.id));
@@ -117,7 +149,9 @@ describe('rules learned from the review queue: the admin API', () => {
     assert.equal(res.json().message, 'RULE_READS_NON_CREDIT');
     assert.match(JSON.stringify(res.json().details), /corpus akbars-008 \(purchase\)/);
     assert.match(JSON.stringify(res.json().details), /Retail 3457\.85RUR/, 'the corpus text itself');
-    const rule = (await as('admin', 'GET', '/admin/bank-rules')).json().data.find((r: Rule) => r.id === proposed.json().data.id);
+    const rule = (await as('admin', 'GET', '/admin/bank-rules'))
+      .json()
+      .data.find((r: Rule) => r.id === proposed.json().data.id);
     assert.equal(rule.status, 'proposed', 'a refused rule stays off');
   });
 
@@ -132,13 +166,21 @@ describe('rules learned from the review queue: the admin API', () => {
     await bad({ event_id: eventId, pattern: '(' }, 400, 'VALIDATION_ERROR', /not a valid regular expression/);
     await bad({ event_id: eventId, pattern: 'Karta' }, 400, 'VALIDATION_ERROR', /no \(\?<amount>/);
     await bad({ event_id: eventId, pattern: '(?<sum>\\d+)' }, 400, 'VALIDATION_ERROR', /group named sum/);
-    await bad({ event_id: eventId, pattern: '^Nope (?<amount>\\d+)$' }, 400, 'VALIDATION_ERROR', /example's amount/);
+    await bad(
+      { event_id: eventId, pattern: '^Nope (?<amount>\\d+)$' },
+      400,
+      'VALIDATION_ERROR',
+      /example's amount/,
+    );
     await bad({ event_id: randomUUID() }, 404, 'NOT_FOUND');
     await bad({ event_id: 'not-an-id' }, 404, 'NOT_FOUND');
     const waiting = await sms(sbp(String(next + 999_000)));
     await bad({ event_id: waiting.event_id }, 409, 'RULE_STATE_CONFLICT', /assigned to an order/);
 
-    const broad = await as('admin', 'POST', '/admin/bank-rules', { event_id: eventId, pattern: '(?<amount>\\d+(?:[.,]\\d+)?)₽' });
+    const broad = await as('admin', 'POST', '/admin/bank-rules', {
+      event_id: eventId,
+      pattern: '(?<amount>\\d+(?:[.,]\\d+)?)₽',
+    });
     assert.equal(broad.statusCode, 200, broad.body);
     const enable = await as('admin', 'POST', `/admin/bank-rules/${broad.json().data.id}/enable`);
     assert.equal(enable.json().message, 'RULE_TOO_BROAD', enable.body);
@@ -148,7 +190,10 @@ describe('rules learned from the review queue: the admin API', () => {
 
   it('lets only admins switch rules on or off, and viewers only read', async () => {
     const { eventId } = await assigned((a) => sbp(a, '4821'));
-    assert.equal((await as('viewer', 'POST', '/admin/bank-rules', { event_id: eventId })).json().message, 'FORBIDDEN');
+    assert.equal(
+      (await as('viewer', 'POST', '/admin/bank-rules', { event_id: eventId })).json().message,
+      'FORBIDDEN',
+    );
     const proposed = await as('support', 'POST', '/admin/bank-rules', { event_id: eventId });
     const id = proposed.json().data.id;
     for (const action of ['enable', 'disable']) {

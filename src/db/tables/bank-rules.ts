@@ -28,11 +28,15 @@ export const learnedBankRules = pgTable(
     /** `sms` or `push`: the channel of the example; the rule reads only that channel. */
     channel: text('channel', { enum: ['sms', 'push'] }).notNull(),
     /** What the rule reads; always `credit` (a learned rule never reads anything else). */
-    direction: text('direction', { enum: ['credit'] }).notNull().default('credit'),
+    direction: text('direction', { enum: ['credit'] })
+      .notNull()
+      .default('credit'),
     /** The regular expression's source (flags `iu`). */
     pattern: text('pattern').notNull(),
     examples: jsonb('examples').$type<LearnedRuleExample[]>().notNull(),
-    status: text('status', { enum: ['proposed', 'active', 'off'] }).notNull().default('proposed'),
+    status: text('status', { enum: ['proposed', 'active', 'off'] })
+      .notNull()
+      .default('proposed'),
     proposedBy: text('proposed_by').notNull(),
     proposedAt: ts('proposed_at').notNull(),
     enabledBy: text('enabled_by'),

@@ -19,7 +19,10 @@ describe('learned rules in the reader', () => {
   const format = bank(String.raw`^Karta (?<mask>\d{4}) summa (?<amount>\d+(?:[.,]\d{1,2})?)₽ OK$`);
 
   it('reads a text of the learned shape that the bank rules leave without direction as a credit of its holes', () => {
-    assert.equal(parseBankMessage({ ...format, learned: [] }, sms('Karta 4821 summa 1500 р OK')).status, 'ambiguous');
+    assert.equal(
+      parseBankMessage({ ...format, learned: [] }, sms('Karta 4821 summa 1500 р OK')).status,
+      'ambiguous',
+    );
     const read = parseBankMessage(format, sms('Karta 4821 summa 1500 р OK'));
     assert.deepEqual(read, {
       status: 'parsed',
@@ -55,7 +58,10 @@ describe('learned rules in the reader', () => {
   });
 
   it('reads only on the channel of its example, and not when two learned rules read different amounts', () => {
-    assert.equal(parseBankMessage(format, { channel: 'push', text: 'Karta 4821 summa 1500 р OK' }).status, 'ambiguous');
+    assert.equal(
+      parseBankMessage(format, { channel: 'push', text: 'Karta 4821 summa 1500 р OK' }).status,
+      'ambiguous',
+    );
     const two: BankFormat = {
       ...format,
       learned: [

@@ -5,7 +5,7 @@
  * the stored non-credits, switched off at any time; every change audited. Active rules reach the
  * reader through `withLearned` (learned-cache.ts).
  */
-import type { Database } from '../../db/database.js';
+import type { Database, Db } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
@@ -13,7 +13,7 @@ import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { BankFormat, MessageChannel } from '../bank-messages/index.js';
-import { type LearnedRuleRow, findRule, insertRule, listRules, updateRule } from './bank-rules-repository.js';
+import { findRule, insertRule, type LearnedRuleRow, listRules, updateRule } from './bank-rules-repository.js';
 import { corpusLoader } from './corpus.js';
 import { learnedCache } from './learned-cache.js';
 import {
@@ -81,6 +81,35 @@ function patternOf(input: RuleExampleInput): string {
   return source;
 }
 
+/** Inserts a proposed rule with its example, audited, in one transaction. */
+function insertProposal(db: Db, input: RuleExampleInput, pattern: string, now: Date, actor: AdminActor) {
+  return db.transaction(async (tx) => {
+    const row = await insertRule(tx, {
+      bankCode: input.bank,
+      channel: input.channel,
+      pattern,
+      examples: [
+        {
+          text: input.text,
+          ...(input.title ? { title: input.title } : {}),
+          amount: input.amount,
+          ...(input.mask ? { mask: input.mask } : {}),
+          ...(input.eventId ? { event_id: input.eventId } : {}),
+        },
+      ],
+      proposedBy: actor.name,
+      proposedAt: now,
+    });
+    await writeAudit(tx, actor, {
+      action: 'bank_rule.propose',
+      targetType: 'bank_rule',
+      targetId: row.id,
+      after: { bank: row.bankCode, pattern, event_id: input.eventId ?? null },
+    });
+    return ruleView(row);
+  });
+}
+
 /** The learned rules' service; `refreshMs`: how old a process's copy of the active rules may be. */
 export function createBankRules(deps: {
   database: Database;
@@ -100,35 +129,8 @@ export function createBankRules(deps: {
 
   return {
     /** Keeps a proposed rule from a message. Throws VALIDATION_ERROR (pattern, event_id). Audited. */
-    async propose(input: RuleExampleInput, actor: AdminActor): Promise<RuleView> {
-      const pattern = patternOf(input);
-      const now = new Date(clock.now());
-      return db.transaction(async (tx) => {
-        const row = await insertRule(tx, {
-          bankCode: input.bank,
-          channel: input.channel,
-          pattern,
-          examples: [
-            {
-              text: input.text,
-              ...(input.title ? { title: input.title } : {}),
-              amount: input.amount,
-              ...(input.mask ? { mask: input.mask } : {}),
-              ...(input.eventId ? { event_id: input.eventId } : {}),
-            },
-          ],
-          proposedBy: actor.name,
-          proposedAt: now,
-        });
-        await writeAudit(tx, actor, {
-          action: 'bank_rule.propose',
-          targetType: 'bank_rule',
-          targetId: row.id,
-          after: { bank: row.bankCode, pattern, event_id: input.eventId ?? null },
-        });
-        return ruleView(row);
-      });
-    },
+    propose: (input: RuleExampleInput, actor: AdminActor) =>
+      insertProposal(db, input, patternOf(input), new Date(clock.now()), actor),
 
     /**
      * Switches a proposed (or switched-off) rule on after its checks: RULE_TOO_BROAD,
@@ -188,7 +190,9 @@ export function createBankRules(deps: {
       if (!before) throw new AppError('NOT_FOUND');
       if (before.status === status) throw new AppError('RULE_STATE_CONFLICT');
       const patch =
-        status === 'active' ? { enabledBy: actor.name, enabledAt: now } : { disabledBy: actor.name, disabledAt: now };
+        status === 'active'
+          ? { enabledBy: actor.name, enabledAt: now }
+          : { disabledBy: actor.name, disabledAt: now };
       const after = await updateRule(tx, id, before.status, { status, ...patch });
       if (!after) throw new AppError('RULE_STATE_CONFLICT');
       await writeAudit(tx, actor, {

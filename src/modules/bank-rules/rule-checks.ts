@@ -31,7 +31,8 @@ export function compilePattern(source: string): RegExp {
   }
   const names = [...source.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].map((m) => m[1] ?? '');
   const unknown = names.find((n) => !HOLES.has(n));
-  if (unknown) throw invalidField('pattern', `has a group named ${unknown}; holes are amount, mask, payer, balance`);
+  if (unknown)
+    throw invalidField('pattern', `has a group named ${unknown}; holes are amount, mask, payer, balance`);
   if (!names.includes('amount')) throw invalidField('pattern', 'has no (?<amount>...) hole');
   return re;
 }
@@ -84,6 +85,8 @@ export function assertReadsNoNonCredit(re: RegExp, texts: Iterable<NonCredit>): 
       (x) => x !== undefined && readByPattern(re, x) !== undefined,
     );
     if (read)
-      throw new AppError('RULE_READS_NON_CREDIT', [{ field: t.name, problem: `reads "${t.text}" as a credit` }]);
+      throw new AppError('RULE_READS_NON_CREDIT', [
+        { field: t.name, problem: `reads "${t.text}" as a credit` },
+      ]);
   }
 }

@@ -60,7 +60,8 @@ function permissionsFor(method: string, url: string): Permission[] {
   // Learned bank-message rules: proposing (`POST /admin/bank-rules`) needs what assigning a message
   // needs; anything else written there (switching a rule on or off) is the admins'
   // (docs/decisions.md "Rules learned from the review queue").
-  if (first === 'bank-rules' && write) return [/^bank-rules\/?(?:\?|$)/.test(path) ? 'orders.manage' : 'pool.manage'];
+  if (first === 'bank-rules' && write)
+    return [/^bank-rules\/?(?:\?|$)/.test(path) ? 'orders.manage' : 'pool.manage'];
   return [permissionOf(first, write)];
 }
 

@@ -9,7 +9,12 @@ export const STORED_NON_CREDITS = 5000;
 /** Stored bank messages decided as non-credits (debit, block, one-time code, other), newest first. */
 export function storedNonCredits(ex: Executor) {
   return ex
-    .select({ id: deviceEvents.id, kind: deviceEvents.kind, text: deviceEvents.text, title: deviceEvents.title })
+    .select({
+      id: deviceEvents.id,
+      kind: deviceEvents.kind,
+      text: deviceEvents.text,
+      title: deviceEvents.title,
+    })
     .from(deviceEvents)
     .where(and(inArray(deviceEvents.kind, ['debit', 'block', 'otp', 'info']), isNotNull(deviceEvents.text)))
     .orderBy(desc(deviceEvents.createdAt))

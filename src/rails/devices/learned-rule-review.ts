@@ -5,7 +5,7 @@
  * non-credits either; once on, the queue's messages it reads are offered for one-click assignment
  * with their candidate orders, and assigning one records the rule's reading on the message first.
  */
-import type { Database } from '../../db/database.js';
+import type { Database, Db } from '../../db/database.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
@@ -23,6 +23,46 @@ const conflict = (problem: string) => new AppError('RULE_STATE_CONFLICT', [{ fie
 const wordsOf = (e: { text: string | null; title: string | null }) =>
   e.title ? `${e.title} ${e.text ?? ''}` : (e.text ?? '');
 
+/** The learned reading of a queued message by a rule, or undefined. */
+async function readingOf(bankRules: BankRules, ruleId: string, e: DeviceEventRow) {
+  const { rule, pattern } = await bankRules.compiled(ruleId);
+  if (rule.bank_code !== e.bankCode || rule.channel !== e.channel) return undefined;
+  const read = readByPattern(pattern, e.text ?? '') ?? readByPattern(pattern, wordsOf(e));
+  return read ? { rule, read } : undefined;
+}
+
+/** The queue's messages an active rule reads, each with its reading and its candidate orders. */
+async function queueMatches(db: Db, clock: Clock, bankRules: BankRules, ruleId: string) {
+  const { rule } = await bankRules.compiled(ruleId);
+  if (rule.status !== 'active') return [];
+  const rows = await reviewOfBank(db, rule.bank_code, rule.channel);
+  const since = new Date(clock.now() - ASSIGN_AFTER_END_MS);
+  const found = [];
+  for (const e of rows) {
+    const reading = await readingOf(bankRules, ruleId, e);
+    if (!reading) continue;
+    const requisites = e.requisiteId
+      ? [e.requisiteId]
+      : ((await bindingsOf(db, [e.deviceId])).get(e.deviceId) ?? []);
+    const candidates = await candidateOrders(db, requisites, [reading.read.amount], since);
+    found.push({
+      event_id: e.id,
+      text: e.text ?? '',
+      title: e.title,
+      received_at: e.receivedAt.toISOString(),
+      amount: reading.read.amount,
+      mask: reading.read.mask ?? null,
+      candidates: candidates.map((o) => ({
+        id: o.id,
+        order_id: o.externalId,
+        amount: money(o.payableAmount).toFixed(),
+        status: o.status,
+      })),
+    });
+  }
+  return found;
+}
+
 /** Proposing, switching and the one-click assignment of learned rules, over the queue's messages. */
 export function createRuleReview(deps: {
   database: Database;
@@ -33,14 +73,6 @@ export function createRuleReview(deps: {
   const { database, clock, bankRules, review } = deps;
   const db = database.db;
 
-  /** The learned reading of a queued message by an active rule, or undefined. */
-  async function readingOf(ruleId: string, e: DeviceEventRow) {
-    const { rule, pattern } = await bankRules.compiled(ruleId);
-    if (rule.bank_code !== e.bankCode || rule.channel !== e.channel) return undefined;
-    const read = readByPattern(pattern, e.text ?? '') ?? readByPattern(pattern, wordsOf(e));
-    return read ? { rule, read } : undefined;
-  }
-
   return {
     /**
      * Proposes a rule from an assigned message (`pattern`: an edited one instead of the derived
@@ -49,8 +81,10 @@ export function createRuleReview(deps: {
     async propose(eventId: string, actor: AdminActor, pattern?: string) {
       const e = isUuid(eventId) ? await findEvent(db, eventId) : undefined;
       if (!e) throw new AppError('NOT_FOUND');
-      if (e.status !== 'assigned' || !e.orderId) throw conflict('only a message assigned to an order teaches a rule');
-      if (!e.text || !e.bankCode || e.channel === 'system') throw conflict("the message is not a bank's text");
+      if (e.status !== 'assigned' || !e.orderId)
+        throw conflict('only a message assigned to an order teaches a rule');
+      if (!e.text || !e.bankCode || e.channel === 'system')
+        throw conflict("the message is not a bank's text");
       const order = await findOrderById(db, e.orderId);
       if (!order) throw new AppError('ORDER_NOT_FOUND');
       return bankRules.propose(
@@ -83,34 +117,7 @@ export function createRuleReview(deps: {
     rule: async (ruleId: string) => (await bankRules.compiled(ruleId)).rule,
 
     /** The queue's messages an active rule reads, each with its reading and its candidate orders. */
-    async matches(ruleId: string) {
-      const { rule } = await bankRules.compiled(ruleId);
-      if (rule.status !== 'active') return [];
-      const rows = await reviewOfBank(db, rule.bank_code, rule.channel);
-      const since = new Date(clock.now() - ASSIGN_AFTER_END_MS);
-      const found = [];
-      for (const e of rows) {
-        const reading = await readingOf(ruleId, e);
-        if (!reading) continue;
-        const requisites = e.requisiteId ? [e.requisiteId] : ((await bindingsOf(db, [e.deviceId])).get(e.deviceId) ?? []);
-        const candidates = await candidateOrders(db, requisites, [reading.read.amount], since);
-        found.push({
-          event_id: e.id,
-          text: e.text ?? '',
-          title: e.title,
-          received_at: e.receivedAt.toISOString(),
-          amount: reading.read.amount,
-          mask: reading.read.mask ?? null,
-          candidates: candidates.map((o) => ({
-            id: o.id,
-            order_id: o.externalId,
-            amount: money(o.payableAmount).toFixed(),
-            status: o.status,
-          })),
-        });
-      }
-      return found;
-    },
+    matches: (ruleId: string) => queueMatches(db, clock, bankRules, ruleId),
 
     /**
      * One-click assignment: the active rule's reading is recorded on the queued message (a credit of
@@ -123,9 +130,11 @@ export function createRuleReview(deps: {
       const e = isUuid(eventId) ? await findEvent(db, eventId) : undefined;
       if (!e) throw new AppError('NOT_FOUND');
       if (e.status !== 'review') throw new AppError('ORDER_STATE_CONFLICT');
-      const reading = await readingOf(ruleId, e);
+      const reading = await readingOf(bankRules, ruleId, e);
       if (!reading)
-        throw new AppError('MESSAGE_NOT_FOR_ORDER', [{ field: 'event', problem: 'the rule does not read this message' }]);
+        throw new AppError('MESSAGE_NOT_FOR_ORDER', [
+          { field: 'event', problem: 'the rule does not read this message' },
+        ]);
       const { amount, mask } = reading.read;
       await updateEvent(db, e.id, {
         parse: 'parsed',

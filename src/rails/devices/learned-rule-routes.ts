@@ -10,7 +10,8 @@ const RuleSchema = Type.Object({
   channel: Type.String({ description: 'sms or push: the channel the rule reads' }),
   direction: Type.Literal('credit', { description: 'a learned rule only ever reads a credit' }),
   pattern: Type.String({
-    description: 'regular expression over the normalised text (flags iu); holes: amount, mask, payer, balance',
+    description:
+      'regular expression over the normalised text (flags iu); holes: amount, mask, payer, balance',
   }),
   examples: Type.Array(
     Type.Object({
@@ -51,7 +52,8 @@ export function learnedRuleRoutes(app: App, deps: { rules: RuleReview }) {
         response: { 200: Envelope(RuleSchema), ...errorResponses },
       },
     },
-    async (request) => ok(await deps.rules.propose(request.body.event_id, actorOf(request), request.body.pattern)),
+    async (request) =>
+      ok(await deps.rules.propose(request.body.event_id, actorOf(request), request.body.pattern)),
   );
   app.get(
     '/admin/bank-rules',
@@ -60,7 +62,9 @@ export function learnedRuleRoutes(app: App, deps: { rules: RuleReview }) {
         tags: ['admin'],
         summary: 'Learned rules, newest first',
         querystring: Type.Object({
-          status: Type.Optional(Type.Union([Type.Literal('proposed'), Type.Literal('active'), Type.Literal('off')])),
+          status: Type.Optional(
+            Type.Union([Type.Literal('proposed'), Type.Literal('active'), Type.Literal('off')]),
+          ),
         }),
         response: { 200: Envelope(Type.Array(RuleSchema)), ...errorResponses },
       },

@@ -19,10 +19,10 @@ import { appealPages } from './backoffice-appeal-pages.js';
 import { chainPages } from './backoffice-chain-pages.js';
 import { dashboardPages, failingWebhookPages } from './backoffice-dashboard-pages.js';
 import { devicePages } from './backoffice-device-pages.js';
-import { rulePages } from './backoffice-rule-pages.js';
 import { operatorPages } from './backoffice-operator-pages.js';
 import { orderListPages } from './backoffice-order-list.js';
 import { receiptPages } from './backoffice-receipt-pages.js';
+import { rulePages } from './backoffice-rule-pages.js';
 import {
   checkCsrf,
   checkLoginCsrf,

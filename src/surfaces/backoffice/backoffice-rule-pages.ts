@@ -7,7 +7,8 @@ import { type Form, render, str } from './console-pages.js';
 import type { RuleFlashKey } from './console-texts-rules-en.js';
 
 /** A message of the rules' catalogue after an action (its `flash_<key>` is in CONSOLE_TEXTS). */
-const flash = (key: RuleFlashKey, values: Record<string, string> = {}) => ({ key, values }) as unknown as Flash;
+const flash = (key: RuleFlashKey, values: Record<string, string> = {}) =>
+  ({ key, values }) as unknown as Flash;
 
 /**
  * Console pages of the bank-message rules learned from the review queue (docs/decisions.md "Rules

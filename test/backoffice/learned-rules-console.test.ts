@@ -67,6 +67,26 @@ describe('rules learned from the review queue: the console', () => {
   });
   after(() => t.close());
 
+  it('assigning a message the reader did not read offers to teach the reader its text', async () => {
+    const o = await order();
+    const got = await sms(notice(o.payment_details.amount));
+    const res = await consolePost(
+      t.app,
+      sessions.support as ConsoleSession,
+      `/backoffice/device-events/${got.event_id}/assign`,
+      {
+        order_id: o.id,
+      },
+    );
+    assert.equal(res.statusCode, 303, res.body);
+    const back = await page('support', String(res.headers.location));
+    assert.match(
+      back.body,
+      new RegExp(`data-testid="teach"[^>]*>|action="/backoffice/device-events/${got.event_id}/rule"`),
+    );
+    assert.match(back.body, new RegExp(`action="/backoffice/device-events/${got.event_id}/rule"`));
+  });
+
   it('an operator turns an assigned message into a rule; an admin switches it on and assigns a waiting message it reads in one click', async () => {
     const eventId = await assignedMessage(notice);
     const assignedList = await page('support', '/backoffice/device-events?status=assigned');

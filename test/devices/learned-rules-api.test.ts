@@ -176,6 +176,17 @@ describe('rules learned from the review queue: the admin API', () => {
     await bad({ event_id: 'not-an-id' }, 404, 'NOT_FOUND');
     const waiting = await sms(sbp(String(next + 999_000)));
     await bad({ event_id: waiting.event_id }, 409, 'RULE_STATE_CONFLICT', /assigned to an order/);
+    // A credit the reader read by its words, waiting for want of an order, then assigned by hand.
+    next += 37;
+    const read = await sms(`Zachislenie ${next}RUR na kartu *4821`);
+    assert.equal(read.reason, 'no_order', JSON.stringify(read));
+    const late = await order(String(next));
+    assert.equal(
+      (await as('support', 'POST', `/admin/device-events/${read.event_id}/assign`, { order_id: late.id }))
+        .statusCode,
+      200,
+    );
+    await bad({ event_id: read.event_id }, 409, 'RULE_STATE_CONFLICT', /reads this text already/);
 
     const broad = await as('admin', 'POST', '/admin/bank-rules', {
       event_id: eventId,

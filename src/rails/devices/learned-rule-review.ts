@@ -75,8 +75,9 @@ export function createRuleReview(deps: {
 
   return {
     /**
-     * Proposes a rule from an assigned message (`pattern`: an edited one instead of the derived
-     * shape). Throws NOT_FOUND, RULE_STATE_CONFLICT (not an assigned bank message), VALIDATION_ERROR.
+     * Proposes a rule from an assigned message the reader did not read (`pattern`: an edited one
+     * instead of the derived shape). Throws NOT_FOUND, RULE_STATE_CONFLICT (not an assigned bank
+     * message, or one the reader reads already), VALIDATION_ERROR.
      */
     async propose(eventId: string, actor: AdminActor, pattern?: string) {
       const e = isUuid(eventId) ? await findEvent(db, eventId) : undefined;
@@ -85,6 +86,7 @@ export function createRuleReview(deps: {
         throw conflict('only a message assigned to an order teaches a rule');
       if (!e.text || !e.bankCode || e.channel === 'system')
         throw conflict("the message is not a bank's text");
+      if (e.parse === 'parsed') throw conflict('the reader reads this text already');
       const order = await findOrderById(db, e.orderId);
       if (!order) throw new AppError('ORDER_NOT_FOUND');
       return bankRules.propose(

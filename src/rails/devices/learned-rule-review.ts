@@ -12,7 +12,7 @@ import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
 import { learnedRuleId } from '../../modules/bank-messages/index.js';
-import { type BankRules, readByPattern } from '../../modules/bank-rules/index.js';
+import { type BankRules, type RuleView, readByPattern } from '../../modules/bank-rules/index.js';
 import { candidateOrders, findOrderById } from '../../modules/orders/index.js';
 import type { DeviceReview } from './device-review-service.js';
 import { bindingsOf, type DeviceEventRow, findEvent, updateEvent } from './devices-repository.js';
@@ -24,8 +24,7 @@ const wordsOf = (e: { text: string | null; title: string | null }) =>
   e.title ? `${e.title} ${e.text ?? ''}` : (e.text ?? '');
 
 /** The learned reading of a queued message by a rule, or undefined. */
-async function readingOf(bankRules: BankRules, ruleId: string, e: DeviceEventRow) {
-  const { rule, pattern } = await bankRules.compiled(ruleId);
+function readingOf({ rule, pattern }: { rule: RuleView; pattern: RegExp }, e: DeviceEventRow) {
   if (rule.bank_code !== e.bankCode || rule.channel !== e.channel) return undefined;
   const read = readByPattern(pattern, e.text ?? '') ?? readByPattern(pattern, wordsOf(e));
   return read ? { rule, read } : undefined;
@@ -33,13 +32,14 @@ async function readingOf(bankRules: BankRules, ruleId: string, e: DeviceEventRow
 
 /** The queue's messages an active rule reads, each with its reading and its candidate orders. */
 async function queueMatches(db: Db, clock: Clock, bankRules: BankRules, ruleId: string) {
-  const { rule } = await bankRules.compiled(ruleId);
+  const compiled = await bankRules.compiled(ruleId);
+  const { rule } = compiled;
   if (rule.status !== 'active') return [];
   const rows = await reviewOfBank(db, rule.bank_code, rule.channel);
   const since = new Date(clock.now() - ASSIGN_AFTER_END_MS);
   const found = [];
   for (const e of rows) {
-    const reading = await readingOf(bankRules, ruleId, e);
+    const reading = readingOf(compiled, e);
     if (!reading) continue;
     const requisites = e.requisiteId
       ? [e.requisiteId]
@@ -127,12 +127,12 @@ export function createRuleReview(deps: {
      * Throws NOT_FOUND, RULE_STATE_CONFLICT (rule not on), MESSAGE_NOT_FOR_ORDER (the rule does not read it).
      */
     async assignByRule(ruleId: string, eventId: string, orderId: string, actor: AdminActor) {
-      const { rule } = await bankRules.compiled(ruleId);
-      if (rule.status !== 'active') throw new AppError('RULE_STATE_CONFLICT');
+      const compiled = await bankRules.compiled(ruleId);
+      if (compiled.rule.status !== 'active') throw new AppError('RULE_STATE_CONFLICT');
       const e = isUuid(eventId) ? await findEvent(db, eventId) : undefined;
       if (!e) throw new AppError('NOT_FOUND');
       if (e.status !== 'review') throw new AppError('ORDER_STATE_CONFLICT');
-      const reading = await readingOf(bankRules, ruleId, e);
+      const reading = readingOf(compiled, e);
       if (!reading)
         throw new AppError('MESSAGE_NOT_FOR_ORDER', [
           { field: 'event', problem: 'the rule does not read this message' },

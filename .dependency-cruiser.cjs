@@ -30,6 +30,7 @@ const RANKS = {
   merchants: 1,
   operators: 1,
   banks: 1,
+  'bank-rules': 1,
   rates: 1,
   auth: 2,
   ledger: 3,

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
 import { createSecretBox } from './lib/secrets.js';
+import { createBankRules } from './modules/bank-rules/index.js';
 import { createBanksService } from './modules/banks/index.js';
 import { createHoldersService } from './modules/holders/index.js';
 import { createLedgerService } from './modules/ledger/index.js';
@@ -33,6 +34,7 @@ import {
   createDeviceReview,
   createDevicesService,
   createLivenessSweep,
+  createRuleReview,
   deviceCounts,
 } from './rails/devices/index.js';
 import { createPayoutsService } from './rails/payouts/index.js';
@@ -218,17 +220,25 @@ export function createServices(deps: {
   );
   const pool = createPoolService({ database, clock });
   const devices = createDevicesService({ database, clock, lifecycle });
+  const bankRules = createBankRules({
+    database,
+    clock,
+    refreshMs: config.learnedRules.refreshMs,
+    ...(config.learnedRules.corpusDir ? { corpusDir: config.learnedRules.corpusDir } : {}),
+  });
   const deviceIngest = createDeviceIngest({
     database,
     clock,
     secretBox,
     lifecycle,
-    banks,
+    // The reader consults the active rules learned from the review queue as rules of their bank.
+    banks: { ...banks, messageFormats: async () => bankRules.withLearned(await banks.messageFormats()) },
     forwarderNeedsOperator: config.smsForwarderNeedsOperator,
     metrics: metrics.devices,
   });
   const deviceAdmin = createDeviceAdmin({ database, clock, secretBox, publicBaseUrl: config.publicBaseUrl });
   const deviceReview = createDeviceReview({ database, clock, lifecycle });
+  const ruleReview = createRuleReview({ database, clock, bankRules, review: deviceReview });
   const sweepLiveness = createLivenessSweep({
     database,
     clock,
@@ -278,6 +288,7 @@ export function createServices(deps: {
     deviceAdmin,
     deviceIngest,
     deviceReview,
+    ruleReview,
     devices,
     dispatcher,
     form: createFormService({

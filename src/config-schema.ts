@@ -267,6 +267,20 @@ export const EnvSchema = Type.Object({
     description:
       '`true`: bank messages forwarded by SmsForwarder (its body is not signed) wait in the review queue instead of confirming orders by themselves',
   }),
+  LEARNED_RULES_REFRESH_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60000,
+    default: 2000,
+    description:
+      'milliseconds a process keeps its copy of the active bank-message rules learned from the review queue; a rule switched on or off in another process reads within this time, without a restart',
+  }),
+  BANK_MESSAGE_CORPUS_DIR: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "folder of the bank-message corpus (one JSON file per bank) a learned rule is checked against before it is switched on; unset: the checkout's `test/fixtures/bank-messages/corpus`",
+    }),
+  ),
   DEVICE_LIVENESS_INTERVAL: Type.Integer({
     minimum: 5,
     maximum: 300,

@@ -69,6 +69,8 @@ export interface Config {
   readonly rateOperatorMaxDeviation: string; // RATE_OPERATOR_MAX_DEVIATION, percent as decimal text
   readonly smsForwarderNeedsOperator: boolean; // SMS_FORWARDER_NEEDS_OPERATOR
   readonly deviceLivenessIntervalSeconds: number; // DEVICE_LIVENESS_INTERVAL
+  /** LEARNED_RULES_REFRESH_MS, and BANK_MESSAGE_CORPUS_DIR resolved (undefined: the checkout's corpus). */
+  readonly learnedRules: { readonly refreshMs: number; readonly corpusDir: string | undefined };
   /** CHAIN_<CHAIN>_* per chain; the admin API's values win (docs/decisions.md section 25). */
   readonly chains: Readonly<Record<WatchedChain, ChainEnvSettings>>;
   readonly formFrameAncestors: string; // FORM_FRAME_ANCESTORS
@@ -178,6 +180,12 @@ function embeddedSecrets(dataDir: string): { secrets: StoredSecrets; generated: 
   return { secrets, generated: true };
 }
 
+/** The learned bank-message rules' settings (docs/decisions.md "Rules learned from the review queue"). */
+function learnedRulesOf(e: Env): Config['learnedRules'] {
+  const dir = e.BANK_MESSAGE_CORPUS_DIR;
+  return { refreshMs: e.LEARNED_RULES_REFRESH_MS, corpusDir: dir === undefined ? undefined : resolve(dir) };
+}
+
 /**
  * Parses the environment once and returns a frozen Config.
  * Throws ConfigError (naming the variable) on a bad value, or when a real database is configured
@@ -255,6 +263,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateOperatorMaxDeviation: e.RATE_OPERATOR_MAX_DEVIATION,
     smsForwarderNeedsOperator: e.SMS_FORWARDER_NEEDS_OPERATOR,
     deviceLivenessIntervalSeconds: e.DEVICE_LIVENESS_INTERVAL,
+    learnedRules: learnedRulesOf(e),
     chains: chainEnvSettings(e as Record<string, unknown>),
     metricsToken: e.METRICS_TOKEN,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),

@@ -25,6 +25,7 @@ import {
   deviceEndpoints,
   devicesAdminRoutes,
   holderRoutes,
+  learnedRuleRoutes,
 } from './rails/devices/index.js';
 import { bankStandardsRoutes, payoutsAdminRoutes } from './rails/payouts/index.js';
 import { receiptsAdminRoutes, receiptsRoutes } from './rails/receipts/index.js';
@@ -171,6 +172,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     auditAdminRoutes(admin, { audit: services.audit });
     poolAdminRoutes(admin, { pool: services.pool });
     devicesAdminRoutes(admin, { devices: services.devices });
+    learnedRuleRoutes(admin, { rules: services.ruleReview });
     deviceAdminRoutes(admin, {
       admin: services.deviceAdmin,
       review: services.deviceReview,

@@ -56,11 +56,22 @@ export const ERROR_STATUS = {
   MESSAGE_NOT_FOR_ORDER: 409,
   /** ops: a holder's settlement larger than what the holder holds (docs/decisions.md "Holders' money"). */
   SETTLEMENT_EXCEEDS_HELD: 409,
+  /**
+   * ops: a learned bank-message rule cannot be proposed, switched on or off in its present state
+   * (docs/decisions.md "Rules learned from the review queue"); the details say why.
+   */
+  RULE_STATE_CONFLICT: 409,
+  /** ops: a learned rule would read a stored non-credit (corpus or database) as a credit; the details name the text. */
+  RULE_READS_NON_CREDIT: 409,
+  /** ops: a learned rule's pattern matches too much (nearly any text) to be a bank's format. */
+  RULE_TOO_BROAD: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   INTERNAL_ERROR: 500,
   EXCHANGE_RATE_UNAVAILABLE: 503,
+  /** ops: the corpus a learned rule is checked against cannot be read, so no rule is switched on. */
+  CORPUS_UNAVAILABLE: 503,
   /** ops: the database cannot be reached right now. */
   SERVICE_UNAVAILABLE: 503,
 } as const;

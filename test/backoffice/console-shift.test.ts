@@ -370,6 +370,7 @@ describe('console shift in Chromium (docs/decisions.md section 32)', {
       ['crypto', 'Crypto deposit addresses'],
       ['chains', 'Chain watchers'],
       ['devices', "Holders' phones"],
+      ['bank-rules', 'Learned rules'],
       ['audit', 'Audit log'],
     ];
     for (const [path, heading] of pages) {

@@ -44,6 +44,16 @@ export interface BankRule {
   examples: readonly RuleExample[];
 }
 
+/**
+ * A rule learned from the review queue (learned-rules.ts), loaded from the database: its pattern
+ * over the normalised text (flags `iu`) with named groups as holes; it only ever reads a credit.
+ */
+export interface LearnedRule {
+  id: string;
+  channel: MessageChannel;
+  pattern: RegExp;
+}
+
 /** A bank's default sources and its rules. `code` is the bank list's (the same-bank payment types'). */
 export interface BankFormat {
   code: string;
@@ -58,6 +68,8 @@ export interface BankFormat {
    * "перевод 2 480р" is money going out.
    */
   direction?: DirectionHints;
+  /** Active rules learned from the review queue (learned-rules.ts), loaded from the database. */
+  learned?: readonly LearnedRule[];
 }
 
 /** `(?<name>...)`: an amount as banks write it after normalisation (`1500`, `1500.50`, `1500,5`). */

@@ -4,7 +4,15 @@
  * parse of one message. Pure: no tables, no I/O.
  */
 export { BANK_FORMATS, bankFormat } from './bank-formats.js';
-export type { BankFormat, BankRule, MessageChannel, MessageFields, MessageKind } from './bank-rule.js';
+export type {
+  BankFormat,
+  BankRule,
+  LearnedRule,
+  MessageChannel,
+  MessageFields,
+  MessageKind,
+} from './bank-rule.js';
+export { learnedFields, learnedRuleId } from './learned-rules.js';
 export { type MessageParts, readParts } from './message-parts.js';
 export { normaliseMessage, parseAmount } from './normalise.js';
 export {

@@ -7,6 +7,7 @@
  * a rule read it. Anything in between is `ambiguous` with the doubt named, never a credit.
  */
 import type { BankFormat, MessageChannel, MessageFields, MessageKind } from './bank-rule.js';
+import { learnedReading } from './learned-rules.js';
 import { type MessageParts, readParts } from './message-parts.js';
 import { normaliseMessage, parseAmount } from './normalise.js';
 
@@ -123,7 +124,10 @@ function readByParts(parts: MessageParts): ParsedMessage {
 /** The reading of one normalised text; a reading in doubt keeps the amounts the text shows. */
 function readText(format: BankFormat, channel: MessageChannel, text: string): ParsedMessage {
   const parts = readParts(text, format.direction);
-  const outcome = readWithParts(format, channel, text, parts);
+  const own = readWithParts(format, channel, text, parts);
+  // The one hook of the rules learned from the review queue (learned-rules.ts): after the bank's own.
+  const learned = learnedReading(format.learned, channel, text, parts, own);
+  const outcome: ParsedMessage = learned ? { status: 'parsed', kind: 'credit', ...learned } : own;
   if (outcome.status !== 'ambiguous' || parts.amounts.length === 0) return outcome;
   return { ...outcome, amounts: parts.amounts };
 }

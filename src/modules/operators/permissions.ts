@@ -57,6 +57,11 @@ function permissionsFor(method: string, url: string): Permission[] {
   const first = path.split('/')[0] ?? '';
   // Confirm/cancel serve both queues: the order's kind decides (orders service), either role may ask.
   if (first === 'orders' && write) return ['orders.manage', 'payouts.manage'];
+  // Learned bank-message rules: proposing (`POST /admin/bank-rules`) needs what assigning a message
+  // needs; anything else written there (switching a rule on or off) is the admins'
+  // (docs/decisions.md "Rules learned from the review queue").
+  if (first === 'bank-rules' && write)
+    return [/^bank-rules\/?(?:\?|$)/.test(path) ? 'orders.manage' : 'pool.manage'];
   return [permissionOf(first, write)];
 }
 
@@ -75,6 +80,7 @@ function permissionOf(first: string, write: boolean): Permission {
       return write ? 'merchants.manage' : 'merchants.read';
     case 'notifications':
     case 'device-events':
+    case 'bank-rules':
       return write ? 'orders.manage' : 'orders.read';
     case 'requisites':
     case 'rates':

@@ -14,3 +14,5 @@ export { createLivenessSweep } from './device-liveness.js';
 export { createDeviceReview, type DeviceReview } from './device-review-service.js';
 export { devicesAdminRoutes, holderRoutes } from './devices-routes.js';
 export { createDevicesService, type DevicesService } from './devices-service.js';
+export { createRuleReview, type RuleReview } from './learned-rule-review.js';
+export { learnedRuleRoutes } from './learned-rule-routes.js';

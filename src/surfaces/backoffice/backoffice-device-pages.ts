@@ -33,7 +33,9 @@ export function devicePages(
     const q = request.query as Form;
     const status = STATUSES.find((s) => s === q.status) ?? 'review';
     const rows = await services.deviceReview.list({ status, limit: 300 });
-    return render(request, reply, 'device-events.eta', { rows, status, statuses: STATUSES });
+    // Just assigned: offer to teach the reader that text (docs/decisions.md "Rules learned from the review queue").
+    const taught = q.msg === 'assigned' ? str(q.msg_event) : undefined;
+    return render(request, reply, 'device-events.eta', { rows, status, statuses: STATUSES, taught });
   });
   pages.post('/backoffice/device-events/:id/assign', async (request, reply) => {
     const form = request.body as Form;
@@ -43,8 +45,12 @@ export function devicePages(
     return act(reply, '/backoffice/device-events', async () => {
       const orderId = str(form.order_id);
       if (!orderId) throw new AppError('VALIDATION_ERROR', [{ field: 'order_id', problem: 'is required' }]);
-      await services.deviceReview.assign(id, orderId, user.actor);
-      return { key: 'assigned', values: { order: orderId } };
+      const done = await services.deviceReview.assign(id, orderId, user.actor);
+      // A text the reader did not read: the queue offers to make it a rule (`event`).
+      return {
+        key: 'assigned',
+        values: { order: orderId, ...(done.parse === 'parsed' ? {} : { event: id }) },
+      };
     });
   });
   pages.post('/backoffice/device-events/:id/dismiss', async (request, reply) => {

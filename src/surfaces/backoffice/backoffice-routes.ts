@@ -22,6 +22,7 @@ import { devicePages } from './backoffice-device-pages.js';
 import { operatorPages } from './backoffice-operator-pages.js';
 import { orderListPages } from './backoffice-order-list.js';
 import { receiptPages } from './backoffice-receipt-pages.js';
+import { rulePages } from './backoffice-rule-pages.js';
 import {
   checkCsrf,
   checkLoginCsrf,
@@ -310,6 +311,7 @@ export function backofficeRoutes(
       failingWebhookPages(pages, { webhooks });
       operatorPages(pages, services);
       devicePages(pages, services);
+      rulePages(pages, services);
       appealPages(pages, services);
       chainPages(pages, services);
     });

@@ -8,7 +8,7 @@ import type { AuditService } from '../../platform/audit/index.js';
 import type { AppealsService } from '../../rails/appeals/index.js';
 import type { ChainsService } from '../../rails/chains/index.js';
 import type { CryptoService } from '../../rails/crypto/index.js';
-import type { DeviceAdmin, DeviceIngest, DeviceReview } from '../../rails/devices/index.js';
+import type { DeviceAdmin, DeviceIngest, DeviceReview, RuleReview } from '../../rails/devices/index.js';
 import type { PayoutsService } from '../../rails/payouts/index.js';
 import type { ReceiptsService } from '../../rails/receipts/index.js';
 import type { WebhooksService } from '../../rails/webhooks/index.js';
@@ -30,5 +30,7 @@ export interface ConsoleServices {
   rates: RatesService;
   receipts: ReceiptsService;
   requisites: RequisitesService;
+  /** The rules learned from the review queue (docs/decisions.md "Rules learned from the review queue"). */
+  ruleReview: RuleReview;
   webhooks: WebhooksService;
 }

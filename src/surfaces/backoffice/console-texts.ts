@@ -3,23 +3,31 @@ import { CONSOLE_EN } from './console-texts-en.js';
 import { CONSOLE_REVIEW_EN } from './console-texts-review-en.js';
 import { CONSOLE_REVIEW_RU } from './console-texts-review-ru.js';
 import { CONSOLE_RU } from './console-texts-ru.js';
+import { CONSOLE_RULES_EN } from './console-texts-rules-en.js';
+import { CONSOLE_RULES_RU } from './console-texts-rules-ru.js';
 import { CONSOLE_SETUP_EN } from './console-texts-setup-en.js';
 import { CONSOLE_SETUP_RU } from './console-texts-setup-ru.js';
 
 /**
  * The console's catalogue, one per language: the layout, sign-in, dashboard, queues, account,
  * two-factor and the confirmation pages, then (the `setup` part) the set-up pages, the messages after
- * an action and error titles, and (the `review` part) why a phone's message waits for a person. `{name}` holes are filled by `fill`; a confirmation's changes are one
+ * an action and error titles, (the `review` part) why a phone's message waits for a person, and (the `rules` part) the rules learned from the review queue. `{name}` holes are filled by `fill`; a confirmation's changes are one
  * line each.
  */
 export const CONSOLE_TEXTS: Record<
   Lang,
   Readonly<
-    Record<keyof typeof CONSOLE_EN | keyof typeof CONSOLE_SETUP_EN | keyof typeof CONSOLE_REVIEW_EN, string>
+    Record<
+      | keyof typeof CONSOLE_EN
+      | keyof typeof CONSOLE_SETUP_EN
+      | keyof typeof CONSOLE_REVIEW_EN
+      | keyof typeof CONSOLE_RULES_EN,
+      string
+    >
   >
 > = {
-  en: { ...CONSOLE_EN, ...CONSOLE_SETUP_EN, ...CONSOLE_REVIEW_EN },
-  ru: { ...CONSOLE_RU, ...CONSOLE_SETUP_RU, ...CONSOLE_REVIEW_RU },
+  en: { ...CONSOLE_EN, ...CONSOLE_SETUP_EN, ...CONSOLE_REVIEW_EN, ...CONSOLE_RULES_EN },
+  ru: { ...CONSOLE_RU, ...CONSOLE_SETUP_RU, ...CONSOLE_REVIEW_RU, ...CONSOLE_RULES_RU },
 };
 
 /** One language's catalogue. */

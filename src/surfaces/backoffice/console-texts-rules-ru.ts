@@ -1,0 +1,37 @@
+import type { CONSOLE_RULES_EN } from './console-texts-rules-en.js';
+
+/** Русские слова правил, выученных из очереди разбора (см. console-texts-rules-en.ts). */
+export const CONSOLE_RULES_RU: Record<keyof typeof CONSOLE_RULES_EN, string> = {
+  learnedRules: 'Выученные правила',
+  learnedRulesIntro:
+    'Правила из сообщений, которые операторы сопоставили с заказами: текст, где сумма, окончание карты, плательщик и остаток — пропуски. Правило читает только зачисления своего банка и перед включением проверяется на всём корпусе и на сохранённых сообщениях-незачислениях.',
+  ruleStatus_proposed: 'предложено',
+  ruleStatus_active: 'включено',
+  ruleStatus_off: 'выключено',
+  rulePattern: 'Шаблон',
+  ruleExample: 'Пример',
+  ruleProposed: 'Предложено',
+  ruleEnabled: 'Включено',
+  ruleDisabled: 'Выключено',
+  enableRule: 'Проверить и включить',
+  disableRule: 'Выключить',
+  ruleReads: 'Сообщения, которые оно читает',
+  noRules: 'Правил пока нет: сопоставьте сообщение, которое читатель не знает, и сделайте из него правило.',
+  proposeRule: 'Научить читателя этому тексту',
+  proposeRuleHint: 'Предлагает правило из текста (администратор проверяет и включает его).',
+  ruleMatchesTitle: 'Сообщения в очереди, которые читает правило',
+  ruleMatchesNone: 'В очереди нет сообщений, которые читает это правило.',
+  ruleReadAmount: 'Прочитанная сумма',
+  flash_ruleProposed: 'Правило предложено; администратор проверит и включит его.',
+  flash_ruleEnabled: 'Правило проверено на корпусе и включено.',
+  flash_ruleDisabled: 'Правило выключено.',
+  flash_ruleAssigned: 'Заказ {order} подтверждён сообщением, прочитанным правилом.',
+  err_RULE_STATE_CONFLICT: 'Не в этом состоянии',
+  err_RULE_STATE_CONFLICT_text: 'Правило или сообщение не в том состоянии. {detail}',
+  err_RULE_READS_NON_CREDIT: 'Правило прочитало бы незачисление как зачисление',
+  err_RULE_READS_NON_CREDIT_text: 'Не включено: {detail}',
+  err_RULE_TOO_BROAD: 'Правило читает слишком много',
+  err_RULE_TOO_BROAD_text: 'Не включено: {detail}',
+  err_CORPUS_UNAVAILABLE: 'Корпус недоступен',
+  err_CORPUS_UNAVAILABLE_text: 'Без проверки правило не включается; проверьте BANK_MESSAGE_CORPUS_DIR.',
+};

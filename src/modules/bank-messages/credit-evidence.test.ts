@@ -72,6 +72,47 @@ describe('a credit needs evidence that money came in', () => {
       assert.notEqual(kindOf(read('ozon', text)), 'credit', text);
   });
 
+  it("the bank's own money is a credit: interest, cashback paid, a benefit, money from a deposit", () => {
+    const cases: Array<[string, string]> = [
+      ['MIR-4821 09:12 зачисление 7 000р с Вашего вклада. Баланс: 9 100р', '7000'],
+      ['Счёт карты MIR-4821 09:12 зачисление 7 000р со вклада Баланс: 9 100р', '7000'],
+      ['MIR-4821 08:05 перечисление процентов 120.40р Баланс: 5 000р', '120.40'],
+      ['Выплата процентов по вкладу: 1 210.05 RUB', '1210.05'],
+      ['Зачислили проценты на вклад — 1 210,05 RUB', '1210.05'],
+      ['Зачислено 300.00 р. на вклад 12345678. Сумма вклада 9 300.00 р.', '300.00'],
+      ['*4821 Зачисление кэшбэк 310р Доступно 900р', '310'],
+      ['Вам начислен cashback 55.10 RUB по карте *4821. Баланс 900 RUB. Зарабатывайте на покупках.', '55.10'],
+      ['Vyplata posobiia Summa 410.25RUB karta *4821 Ostatok 410.25RUB', '410.25'],
+    ];
+    for (const [text, amount] of cases) {
+      const parsed = read('ozon', text);
+      assert.equal(kindOf(parsed), 'credit', text);
+      assert.equal(amountOf(parsed), amount, text);
+    }
+  });
+
+  it('money sent to a deposit or savings is never a credit, and a bonus stays a label', () => {
+    assert.equal(kindOf(read('ozon', 'СЧЁТ4821 19:24 списание 9 500р на вклад Баланс: 1 300р')), 'debit');
+    const piggy = read('ozon', '*4821: пополнение Копилки на "Сберегательный счет" на 700руб.');
+    assert.equal(piggy.status, 'ambiguous');
+    const purchase = read('ozon', 'Покупка на 660 ₽, кэшбэк 6 ₽, карта *4821 Доступно 3 220 ₽');
+    assert.equal(kindOf(purchase), 'debit');
+    assert.equal(amountOf(purchase), '660');
+  });
+
+  it('a three-digit ending, the rouble in brackets and one amount shown twice read as one credit', () => {
+    const short = parseBankMessage(bank('ozon'), {
+      channel: 'sms',
+      text: 'Schet A*891: Popolnenie 900.00 RUB; Dostupno: 1000.19 RUB; 19/01/18',
+    });
+    assert.deepEqual(short.status === 'parsed' && [short.kind, short.fields.mask], ['credit', '891']);
+    const twice = read(
+      'ozon',
+      'Karta **4821: ATM vnesena summa 2200.00 (RUR). Zachisleno 2200.00 (RUR). Ostatok: 2300.08',
+    );
+    assert.deepEqual([kindOf(twice), amountOf(twice)], ['credit', '2200.00']);
+  });
+
   it('neither direction, or both, is ambiguous with the doubt named; never a credit', () => {
     const none = read('vtb', 'Операция 2 480 ₽ по карте *1234');
     assert.deepEqual(none.status === 'ambiguous' && none.doubt, 'no_direction');

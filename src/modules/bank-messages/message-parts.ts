@@ -79,7 +79,8 @@ const INCOMING: readonly RegExp[] = [
 
 const OUTGOING: readonly RegExp[] = [
   /списан[а-я]*/iu,
-  /покупк[а-я]*/iu,
+  // "на покупках" (an ad's "earn on purchases") names no purchase.
+  /покупк(?!ах|ам)[а-я]*/iu,
   /оплат[а-я]*/iu,
   /перевод (?:на|для|по реквизитам)\s/iu,
   /снят[а-я]*/iu,
@@ -92,6 +93,28 @@ const OUTGOING: readonly RegExp[] = [
   // A loan or instalment repaid.
   /погаш[а-я]*|pogash[a-z]*/iu,
 ];
+
+/**
+ * Incoming phrases that carry a word which alone would read as outgoing ("вклад", "кэшбэк"): money
+ * taken from the holder's deposit onto the card, a deposit's interest, a deposit credited, cashback
+ * or a benefit paid. They count as incoming evidence and are taken out before outgoing words are
+ * looked for, as a bank's own incoming words are.
+ */
+const INCOMING_PHRASES: readonly RegExp[] = [
+  /(?:^|[ .,;])(?:с|со|из) (?:вашего |своего )?(?:вклада|накопительного сч[её]та)|so vklada/iu,
+  /(?:выплат[а-я]*|перечислени[а-я]*|начислен[а-я]*|выплачен[а-я]*|зачислил[а-я]*|капитализаци[а-я]*) (?:на )?процент[а-я]*(?: (?:по|на) вклад[а-я]*)?/iu,
+  /процент[а-я]* по вклад[а-я]*|капитализаци[а-я]*|vyplata protsentov(?: po vkladu)?/iu,
+  /(?:зачисл|начисл)[а-я]*(?: [^ ]+){0,3}? на вклад[а-я]*/iu,
+  /(?:зачислен|начислен|выплат)[а-я]* (?:[а-я]+ )?(?:кэшб|кешб|cashback)[а-яa-z]*/iu,
+  /выплат[а-я]* (?:пособи|пенси|стипенди)[а-я]*|vyplata (?:posobi|pensi)[a-z]*/iu,
+];
+
+/** A label that names a deposit's total, evidence of no direction ("Сумма вклада 894.09 р."). */
+const NEUTRAL_PHRASES: readonly RegExp[] = [/(?:сумма|summa) (?:вклада|vklada)/iu];
+
+/** Words before a bonus's label that make the bonus paid money, the movement ("зачислен кэшбэк"). */
+const PAID_BONUS =
+  /(?:зачислен|начислен|выплат)[а-я]* (?:[а-я]+ )?(?:кэшб|кешб|cashback)[а-яa-z]*[^\d]{0,30}$/iu;
 
 /** Words between a balance's label and an amount that make the amount the movement. */
 const GROWN = /увеличен|уменьшен|пополнил|uvelichen|popolnil/iu;
@@ -107,8 +130,10 @@ const AD =
 /** A card or account ending: after `*`/`•`, after a card, account or contract word, or a leading card name. */
 const MASKS: readonly RegExp[] = [
   /[*•#]{1,4} ?\d*?(?<mask>\d{4})(?!\d)/u,
-  /(?:MIR|МИР|VISA|ECMC|MAES|MC|Card|Karta|Карт[аеуы]|СЧ[ЁЕ]Т|сч[её]т[а-я]*|schet[a-z]*|договор[а-я]*|контракт[а-я]*|kontrakt|dogovor[a-z]*)[- :]*(?:№ ?)?[\d*]*?(?<mask>\d{4})(?![\d*])/iu,
+  /(?:MIR|МИР|VISA|ECMC|MAES|MC|Card|Karta|Карт[аеуы]|СЧ[ЁЕ]Т|сч[её]т[а-я]*|schet[a-z]*|договор[а-я]*|контракт[а-я]*|вклад[а-я]*|kontrakt|dogovor[a-z]*)[- :]*(?:№ ?)?[\d*]*?(?<mask>\d{4})(?![\d*])/iu,
   /^(?:[A-Za-zА-ЯЁа-яё]+ )*[A-Za-zА-ЯЁа-яё]+-?(?<mask>\d{4})(?![\d:.])/u,
+  // Some banks show three digits after the stars ("Schet A*891", "40817***539").
+  /[*•#]{1,4}(?<mask>\d{3})(?![\d.,])/u,
 ];
 const PAYER = /(?:^|[ .,;])(?:от|ot) (?<payer>[А-ЯЁA-Z][^.;,\d₽]*?)(?=[.;,]| по | через | на |$)/u;
 const TIME = /(?<![\d:])(?<time>[0-2]?\d:[0-5]\d)(?![\d:])/u;
@@ -138,8 +163,11 @@ export function directionOf(
 ): Direction {
   const has = (text: string, list: readonly RegExp[]) => list.some((re) => re.test(text));
   const own = hints.incoming ?? [];
-  const rest = own.reduce((text, re) => text.replace(new RegExp(re.source, 'giu'), ' '), body);
-  const incoming = signs.plus || has(body, INCOMING) || has(body, own);
+  const rest = [...INCOMING_PHRASES, ...NEUTRAL_PHRASES, ...own].reduce(
+    (text, re) => text.replace(new RegExp(re.source, 'giu'), ' '),
+    body,
+  );
+  const incoming = signs.plus || has(body, INCOMING) || has(body, INCOMING_PHRASES) || has(body, own);
   const outgoing = signs.minus || has(rest, OUTGOING) || has(rest, hints.outgoing ?? []);
   if (incoming && outgoing) return 'both';
   if (incoming) return 'in';
@@ -156,13 +184,14 @@ function amountsOf(body: string) {
     const groups = m.groups as { sign?: string; num: string; cur: string };
     const before = body.slice(Math.max(0, (m.index ?? 0) - 40), m.index);
     // "Баланс карты увеличен на 500 р." names the movement, not a balance.
-    if (LABELLED.test(before) && !GROWN.test(before.slice(-30))) {
+    if (LABELLED.test(before) && !GROWN.test(before.slice(-30)) && !PAID_BONUS.test(before)) {
       if (balance === undefined && BALANCE_LABEL.test(before)) balance = decimal(groups.num);
       continue;
     }
     amounts.push(decimal(groups.num));
     if (groups.sign?.startsWith('+') || groups.sign?.startsWith('➕')) signs.plus = true;
-    if (groups.sign?.startsWith('-') && /(?:^|[ (:;])$/.test(before)) signs.minus = true;
+    // A minus is a sign only when attached: " - 1 562 ₽" after a word is a dash between parts.
+    if (groups.sign === '-' && /(?:^|[ (:;])$/.test(before)) signs.minus = true;
     currency ??= CURRENCY[groups.cur] ?? groups.cur.toUpperCase();
   }
   return { amounts, signs, ...(currency ? { currency } : {}), ...(balance ? { balance } : {}) };

@@ -113,6 +113,40 @@ describe('a credit needs evidence that money came in', () => {
     assert.deepEqual([kindOf(twice), amountOf(twice)], ['credit', '2200.00']);
   });
 
+  it('where banks really differ: VTB and T-Bank open an outgoing notice with a bare "Перевод", Sberbank\'s push with an unsigned amount', () => {
+    const cases: Array<[string, string, MessageChannel]> = [
+      ['vtb', 'Перевод 2 480.00 RUB Счет*4821. Иван И. Баланс 9 000.00 RUB 09:13', 'sms'],
+      ['vtb', 'Платеж 270.00р Карта*4821 Tele2 Баланс 1061.10р 23:30', 'sms'],
+      ['tbank', 'Перевод. Счет RUB. 2480 ₽. Баланс 9000,45 ₽', 'push'],
+      ['sber', '2 480 ₽ — Ещё есть: 9 000,26 ₽ Плат. счёт •• 4821', 'push'],
+    ];
+    for (const [code, text, channel] of cases) assert.equal(kindOf(read(code, text, channel)), 'debit', text);
+    assert.equal(
+      kindOf(read('sber', '+ 2 480 ₽ — Ещё есть: 9 000,26 ₽ Плат. счёт •• 4821', 'push')),
+      'credit',
+    );
+  });
+
+  it('"Пришел перевод на счет" is money in; "Теперь на счете" is a balance; the ending may be in the title', () => {
+    const parsed = parseBankMessage(bank('raiffeisen'), {
+      channel: 'push',
+      text: '+ 2 480.00 ₽. Теперь на счете 9 000.08 ₽',
+      title: 'Пришел перевод на счет *4821',
+    });
+    assert.deepEqual(parsed.status === 'parsed' && [parsed.kind, parsed.fields.amount, parsed.fields.mask], [
+      'credit',
+      '2480.00',
+      '4821',
+    ]);
+    assert.equal(amountOf(read('raiffeisen', 'Пришел перевод 2480.50 ₽ на счет *4821', 'push')), '2480.50');
+    assert.equal(kindOf(read('vtb', 'Компенсация 964.31р Счет *4821 Баланс 964.31р 07:34')), 'credit');
+  });
+
+  it('a minus that opens the text is a sign even when a space follows it', () => {
+    const parsed = read('raiffeisen', '− 990.00 ₽ в 541000371091 по QR-коду через СБП', 'push');
+    assert.equal(kindOf(parsed), 'debit');
+  });
+
   it('neither direction, or both, is ambiguous with the doubt named; never a credit', () => {
     const none = read('vtb', 'Операция 2 480 ₽ по карте *1234');
     assert.deepEqual(none.status === 'ambiguous' && none.doubt, 'no_direction');

@@ -50,11 +50,11 @@ const QUOTED = /«[^»]*»|"[^"]*"|“[^”]*”|'[^']*'/gu;
 const MONEY =
   /(?<![\d.,])(?<sign>[+➕-] ?)?(?<num>\d+(?:[.,]\d{1,2})?) ?(?<cur>₽|USD|EUR|\$|€|KZT|BYN)(?![A-Za-z])/giu;
 /** Words before an amount that make it a balance, a fee, a limit or a bonus rather than the movement. */
-const LABELS = String.raw`(?:bal|баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|лимит|limit|комисси|komissi|кэшбэк|кешбэк|cashback|бонус|можно тратить|теперь у (?:вас|тебя)|сумма вклада|summa vklada|собственные средства|sobstv|кредит|kredit|kred\.|долг|ispolzovano|использовано|из них|💳)`;
+const LABELS = String.raw`(?:bal|баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|лимит|limit|комисси|komissi|кэшбэк|кешбэк|cashback|бонус|можно тратить|теперь у (?:вас|тебя)|теперь на (?:сч[её]те|карте)|ещ[её] есть|в запасе|сумма вклада|summa vklada|собственные средства|sobstv|кредит|kredit|kred\.|долг|ispolzovano|использовано|из них|💳)`;
 const AFTER_LABEL = String.raw`[а-яёa-z]*\.?:?(?: [а-яёa-z*•\d.]+){0,3}:? ?\(?$`;
 const LABELLED = new RegExp(LABELS + AFTER_LABEL, 'iu');
 const BALANCE_LABEL = new RegExp(
-  String.raw`(?:баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|можно тратить|теперь у (?:вас|тебя)|💳)` +
+  String.raw`(?:баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|можно тратить|теперь у (?:вас|тебя)|теперь на (?:сч[её]те|карте)|ещ[её] есть|в запасе|💳)` +
     AFTER_LABEL,
   'iu',
 );
@@ -69,6 +69,7 @@ const INCOMING: readonly RegExp[] = [
   /входящ[а-я]* перевод/iu,
   /перевод(?: по сбп| сбп)? (?:от|из)\s/iu,
   /вам (?:перев[её]л|пришёл перевод|пришел перевод)|доставлен перевод/iu,
+  /компенсаци[яи]|возмещени[ея]/iu,
   /перев[её]л(?:\(а\)|а)? вам/iu,
   /получен[а-я]* перевод|перевод получен/iu,
   /баланс[а-я\d ]* увеличен|увеличен баланс/iu,
@@ -107,6 +108,8 @@ const INCOMING_PHRASES: readonly RegExp[] = [
   /(?:зачисл|начисл)[а-я]*(?: [^ ]+){0,3}? на вклад[а-я]*/iu,
   /(?:зачислен|начислен|выплат)[а-я]* (?:[а-я]+ )?(?:кэшб|кешб|cashback)[а-яa-z]*/iu,
   /выплат[а-я]* (?:пособи|пенси|стипенди)[а-я]*|vyplata (?:posobi|pensi)[a-z]*/iu,
+  // "Пришел перевод на счет *4848": the transfer came to the holder's account.
+  /(?:приш[её]л|пришла|поступил[а-я]*) (?:перевод|зарплата|деньги)(?: на (?:сч[её]т|карту))?/iu,
 ];
 
 /** A label that names a deposit's total, evidence of no direction ("Сумма вклада 894.09 р."). */
@@ -130,7 +133,7 @@ const AD =
 /** A card or account ending: after `*`/`•`, after a card, account or contract word, or a leading card name. */
 const MASKS: readonly RegExp[] = [
   /[*•#]{1,4} ?\d*?(?<mask>\d{4})(?!\d)/u,
-  /(?:MIR|МИР|VISA|ECMC|MAES|MC|Card|Karta|Карт[аеуы]|СЧ[ЁЕ]Т|сч[её]т[а-я]*|schet[a-z]*|договор[а-я]*|контракт[а-я]*|вклад[а-я]*|kontrakt|dogovor[a-z]*)[- :]*(?:№ ?)?[\d*]*?(?<mask>\d{4})(?![\d*])/iu,
+  /(?:MIR|МИР|VISA|ECMC|MAES|MC|Card|Karta|Карт[аеуы]|СЧ[ЁЕ]Т|сч[её]т[а-я]*|schet[a-z]*|договор[а-я]*|контракт[а-я]*|вклад[а-я]*|kontrakt|dogovor[a-z]*)[- :]*(?:№ ?)?[\d*]*?(?<mask>\d{4})(?![\d*]|[.,]\d|\s?₽)/iu,
   /^(?:[A-Za-zА-ЯЁа-яё]+ )*[A-Za-zА-ЯЁа-яё]+-?(?<mask>\d{4})(?![\d:.])/u,
   // Some banks show three digits after the stars ("Schet A*891", "40817***539").
   /[*•#]{1,4}(?<mask>\d{3})(?![\d.,])/u,
@@ -190,8 +193,11 @@ function amountsOf(body: string) {
     }
     amounts.push(decimal(groups.num));
     if (groups.sign?.startsWith('+') || groups.sign?.startsWith('➕')) signs.plus = true;
-    // A minus is a sign only when attached: " - 1 562 ₽" after a word is a dash between parts.
-    if (groups.sign === '-' && /(?:^|[ (:;])$/.test(before)) signs.minus = true;
+    // A minus is a sign when attached or when it opens the text: " - 1 562 ₽" after a word is a
+    // dash between parts.
+    const opens = before.trim() === '' && (m.index ?? 0) < 3;
+    if (groups.sign?.startsWith('-') && (groups.sign === '-' || opens) && /(?:^|[ (:;])$/.test(before))
+      signs.minus = true;
     currency ??= CURRENCY[groups.cur] ?? groups.cur.toUpperCase();
   }
   return { amounts, signs, ...(currency ? { currency } : {}), ...(balance ? { balance } : {}) };

@@ -175,9 +175,12 @@ export function parseBankMessage(
     normaliseMessage(`${message.title} ${message.text}`.slice(0, MAX_TEXT)),
     format.direction,
   );
-  return whole.direction === 'in'
+  if (whole.direction !== 'in')
+    return { status: 'ambiguous', ruleIds: [outcome.ruleId], doubt: 'both_directions' };
+  // The ending may be in the title only ("Пришел перевод на счет *6074").
+  return outcome.fields.mask || !whole.mask
     ? outcome
-    : { status: 'ambiguous', ruleIds: [outcome.ruleId], doubt: 'both_directions' };
+    : { ...outcome, fields: { ...outcome.fields, mask: whole.mask } };
 }
 
 /** The longest text read, in characters. */

@@ -59,7 +59,9 @@ export function dayBanks(codes: readonly string[]): Map<string, DayBank> {
     entries: FixtureEntry[];
     dayExtras: { texts: FixtureEntry[] };
   };
-  const banks = new Map<string, DayBank>(codes.map((c) => [c, { code: c, credits: [], debits: [], noise: [] }]));
+  const banks = new Map<string, DayBank>(
+    codes.map((c) => [c, { code: c, credits: [], debits: [], noise: [] }]),
+  );
   const add = (e: FixtureEntry, origin: DayText['origin']) => {
     const bank = banks.get(e.bank);
     const kind = e.kind ?? e.expected?.kind;

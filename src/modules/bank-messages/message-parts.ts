@@ -122,8 +122,9 @@ const PAID_BONUS =
 /** Words between a balance's label and an amount that make the amount the movement. */
 const GROWN = /увеличен|уменьшен|пополнил|uvelichen|popolnil/iu;
 
-/** An operation that did not happen: no money moved. */
-const FAILED = /не удалось|не выполнен|отклонен|отказ(?:ано)? в|недостаточно средств|otkaz|otklonen/iu;
+/** An operation that did not happen (or waits for the bank's call): no money moved. */
+const FAILED =
+  /не удалось|не выполнен|отклонен|отказ(?:ано)? в|недостаточно средств|нужно доп(?:олнительное|\.)? ?подтверждение|otkaz|otklonen/iu;
 
 const BLOCK =
   /(?:карт|сч[её]т|операци|доступ|karta|schet)[^.]{0,60}?(?:заблокирован|приостановлен|ограничен|zablokirovan|priostanovlen)|(?:115|161)-ФЗ/iu;

@@ -219,7 +219,8 @@ describe('a simulated day of ten banks: held-out texts, noise, duplicates, late 
       const r = await post(p, x, body, receivedAt);
       if (code === SILENT) lastWord = clock.now();
       const took = performance.now() - started;
-      const tally = (byOrigin[x.origin] ??= [0, 0]);
+      const tally = byOrigin[x.origin] ?? [0, 0];
+      byOrigin[x.origin] = tally;
       tally[0] += 1;
       if (r.json().data.status === 'confirmed') {
         tally[1] += 1;

@@ -19,9 +19,10 @@ export interface BankMessageResult {
 
 async function call(url: string, init: RequestInit): Promise<Record<string, unknown>> {
   const res = await fetch(url, init);
-  const json = (await res.json()) as { data: Record<string, unknown> };
+  const json = (await res.json()) as { data?: Record<string, unknown> } & Record<string, unknown>;
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json.data;
+  // The admin and device routes answer `{success, data}`; createOrder answers the order itself.
+  return json.data ?? json;
 }
 
 const moscow = (at: Date) => new Date(at.getTime() + 3 * 3600_000).toISOString();

@@ -91,6 +91,14 @@ describe('a credit needs evidence that money came in', () => {
     }
   });
 
+  it('interest charged on a loan and money moved from a deposit to someone are not credits', () => {
+    for (const text of [
+      'Начислены проценты 1 250 р. по кредиту 4821. Внесите платеж до 20.05',
+      'Перевод 5 000р со вклада клиенту Иван И.',
+    ])
+      assert.notEqual(kindOf(read('ozon', text)), 'credit', text);
+  });
+
   it('money sent to a deposit or savings is never a credit, and a bonus stays a label', () => {
     assert.equal(kindOf(read('ozon', 'СЧЁТ4821 19:24 списание 9 500р на вклад Баланс: 1 300р')), 'debit');
     const piggy = read('ozon', '*4821: пополнение Копилки на "Сберегательный счет" на 700руб.');

@@ -102,8 +102,9 @@ const OUTGOING: readonly RegExp[] = [
  * looked for, as a bank's own incoming words are.
  */
 const INCOMING_PHRASES: readonly RegExp[] = [
-  /(?:^|[ .,;])(?:с|со|из) (?:вашего |своего )?(?:вклада|накопительного сч[её]та)|so vklada/iu,
-  /(?:выплат[а-я]*|перечислени[а-я]*|начислен[а-я]*|выплачен[а-я]*|зачислил[а-я]*|капитализаци[а-я]*) (?:на )?процент[а-я]*(?: (?:по|на) вклад[а-я]*)?/iu,
+  // Interest paid to the holder; interest charged on a loan or a debt is not ("начислены проценты по
+  // кредиту").
+  /(?:выплат[а-я]*|перечислени[а-я]*|начислен[а-я]*|выплачен[а-я]*|зачислил[а-я]*|капитализаци[а-я]*) (?:на )?процент[а-я]*(?: (?:по|на) вклад[а-я]*)?(?![^.]{0,40}(?:кредит|займ|долг|задолж|просроч))/iu,
   /процент[а-я]* по вклад[а-я]*|капитализаци[а-я]*|vyplata protsentov(?: po vkladu)?/iu,
   /(?:зачисл|начисл)[а-я]*(?: [^ ]+){0,3}? на вклад[а-я]*/iu,
   /(?:зачислен|начислен|выплат)[а-я]* (?:[а-я]+ )?(?:кэшб|кешб|cashback)[а-яa-z]*/iu,
@@ -112,8 +113,15 @@ const INCOMING_PHRASES: readonly RegExp[] = [
   /(?:приш[её]л|пришла|поступил[а-я]*) (?:перевод|зарплата|деньги)(?: на (?:сч[её]т|карту))?/iu,
 ];
 
-/** A label that names a deposit's total, evidence of no direction ("Сумма вклада 894.09 р."). */
-const NEUTRAL_PHRASES: readonly RegExp[] = [/(?:сумма|summa) (?:вклада|vklada)/iu];
+/**
+ * Words that name a deposit without saying which way money moved: its total ("Сумма вклада 894.09
+ * р.") and where money came from ("зачисление 10000р с Вашего вклада": the incoming evidence is
+ * "зачисление"; "Перевод 5000р со вклада" alone shows none).
+ */
+const NEUTRAL_PHRASES: readonly RegExp[] = [
+  /(?:сумма|summa) (?:вклада|vklada)/iu,
+  /(?:^|[ .,;])(?:с|со|из) (?:вашего |своего )?(?:вклада|накопительного сч[её]та)|so vklada/iu,
+];
 
 /** Words before a bonus's label that make the bonus paid money, the movement ("зачислен кэшбэк"). */
 const PAID_BONUS =

@@ -10,7 +10,8 @@
  * for the bare baseline routes. The service's pool grows between series: BENCH_POOLS (default
  * 50,500,5000 requisites) each measured at every level, so the table shows whether createOrder's cost
  * grows with the pool. BENCH_QUICK=1 is a short run for iterating (2 s, one round, 64 connections,
- * no PGlite, no webhooks) unless the other variables say otherwise.
+ * no PGlite, no webhooks) unless the other variables say otherwise. A bank-message scenario
+ * (bench/bank-messages.ts) prints the time from a phone's SMS report to the order's success.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { type BankMessageResult, benchBankMessages } from './bank-messages.js';
 import {
   type BenchMerchant,
   createOrderLoad,
@@ -282,7 +284,13 @@ function addPostgresRows(results: Results) {
 /** The results table, then the targets with met / MISSED. */
 function printTables(
   results: Results,
-  run: { peakRss: number; readyMs: number; liteReady: string; webhooksPerSecond: number | undefined },
+  run: {
+    peakRss: number;
+    readyMs: number;
+    liteReady: string;
+    webhooksPerSecond: number | undefined;
+    bankMessages: BankMessageResult;
+  },
 ) {
   const ok = (b: boolean) => (b ? 'met' : 'MISSED');
   const pct = (a: Result, b: Result) => Math.round((a.rps / b.rps) * 100);
@@ -321,6 +329,10 @@ function printTables(
     console.log(
       `| webhooks >= 1,000 deliveries/s | ${run.webhooksPerSecond}/s | ${ok(run.webhooksPerSecond >= 1000)} |`,
     );
+  const bm = run.bankMessages;
+  console.log(
+    `| bank SMS -> order success, one phone, ${bm.reported} SMS (${bm.confirmed} confirmed) | p50 ${bm.p50} ms, p95 ${bm.p95} ms | measured |`,
+  );
   console.log(`| RSS under load <= 200 MB (PostgreSQL) | ${run.peakRss} MB | ${ok(run.peakRss <= 200)} |`);
   console.log(
     `| ready <= 1 s (PostgreSQL; PGlite for reference) | ${run.readyMs} ms${run.liteReady} | ${ok(run.readyMs <= 1000)} |`,
@@ -383,6 +395,7 @@ async function main() {
     }
     await benchDb.end();
     addPostgresRows(results);
+    const bankMessages = await benchBankMessages(svc.base, ADMIN_TOKEN, merchant, QUICK ? 100 : 300);
     const wh = QUICK ? undefined : await benchWebhooks(5000);
 
     // --- PGlite, for reference -------------------------------------------------------------------
@@ -407,6 +420,7 @@ async function main() {
       readyMs: svc.readyMs,
       liteReady,
       webhooksPerSecond: wh?.perSecond,
+      bankMessages,
     });
   } finally {
     // A graceful stop first, so a CPU profile (BENCH_CPU_PROF) is written.

@@ -72,6 +72,89 @@ describe('a credit needs evidence that money came in', () => {
       assert.notEqual(kindOf(read('ozon', text)), 'credit', text);
   });
 
+  it("the bank's own money is a credit: interest, cashback paid, a benefit, money from a deposit", () => {
+    const cases: Array<[string, string]> = [
+      ['MIR-4821 09:12 зачисление 7 000р с Вашего вклада. Баланс: 9 100р', '7000'],
+      ['Счёт карты MIR-4821 09:12 зачисление 7 000р со вклада Баланс: 9 100р', '7000'],
+      ['MIR-4821 08:05 перечисление процентов 120.40р Баланс: 5 000р', '120.40'],
+      ['Выплата процентов по вкладу: 1 210.05 RUB', '1210.05'],
+      ['Зачислили проценты на вклад — 1 210,05 RUB', '1210.05'],
+      ['Зачислено 300.00 р. на вклад 12345678. Сумма вклада 9 300.00 р.', '300.00'],
+      ['*4821 Зачисление кэшбэк 310р Доступно 900р', '310'],
+      ['Вам начислен cashback 55.10 RUB по карте *4821. Баланс 900 RUB. Зарабатывайте на покупках.', '55.10'],
+      ['Vyplata posobiia Summa 410.25RUB karta *4821 Ostatok 410.25RUB', '410.25'],
+    ];
+    for (const [text, amount] of cases) {
+      const parsed = read('ozon', text);
+      assert.equal(kindOf(parsed), 'credit', text);
+      assert.equal(amountOf(parsed), amount, text);
+    }
+  });
+
+  it('interest charged on a loan and money moved from a deposit to someone are not credits', () => {
+    for (const text of [
+      'Начислены проценты 1 250 р. по кредиту 4821. Внесите платеж до 20.05',
+      'Перевод 5 000р со вклада клиенту Иван И.',
+    ])
+      assert.notEqual(kindOf(read('ozon', text)), 'credit', text);
+  });
+
+  it('money sent to a deposit or savings is never a credit, and a bonus stays a label', () => {
+    assert.equal(kindOf(read('ozon', 'СЧЁТ4821 19:24 списание 9 500р на вклад Баланс: 1 300р')), 'debit');
+    const piggy = read('ozon', '*4821: пополнение Копилки на "Сберегательный счет" на 700руб.');
+    assert.equal(piggy.status, 'ambiguous');
+    const purchase = read('ozon', 'Покупка на 660 ₽, кэшбэк 6 ₽, карта *4821 Доступно 3 220 ₽');
+    assert.equal(kindOf(purchase), 'debit');
+    assert.equal(amountOf(purchase), '660');
+  });
+
+  it('a three-digit ending, the rouble in brackets and one amount shown twice read as one credit', () => {
+    const short = parseBankMessage(bank('ozon'), {
+      channel: 'sms',
+      text: 'Schet A*891: Popolnenie 900.00 RUB; Dostupno: 1000.19 RUB; 19/01/18',
+    });
+    assert.deepEqual(short.status === 'parsed' && [short.kind, short.fields.mask], ['credit', '891']);
+    const twice = read(
+      'ozon',
+      'Karta **4821: ATM vnesena summa 2200.00 (RUR). Zachisleno 2200.00 (RUR). Ostatok: 2300.08',
+    );
+    assert.deepEqual([kindOf(twice), amountOf(twice)], ['credit', '2200.00']);
+  });
+
+  it('where banks really differ: VTB and T-Bank open an outgoing notice with a bare "Перевод", Sberbank\'s push with an unsigned amount', () => {
+    const cases: Array<[string, string, MessageChannel]> = [
+      ['vtb', 'Перевод 2 480.00 RUB Счет*4821. Иван И. Баланс 9 000.00 RUB 09:13', 'sms'],
+      ['vtb', 'Платеж 270.00р Карта*4821 Tele2 Баланс 1061.10р 23:30', 'sms'],
+      ['tbank', 'Перевод. Счет RUB. 2480 ₽. Баланс 9000,45 ₽', 'push'],
+      ['sber', '2 480 ₽ — Ещё есть: 9 000,26 ₽ Плат. счёт •• 4821', 'push'],
+    ];
+    for (const [code, text, channel] of cases) assert.equal(kindOf(read(code, text, channel)), 'debit', text);
+    assert.equal(
+      kindOf(read('sber', '+ 2 480 ₽ — Ещё есть: 9 000,26 ₽ Плат. счёт •• 4821', 'push')),
+      'credit',
+    );
+  });
+
+  it('"Пришел перевод на счет" is money in; "Теперь на счете" is a balance; the ending may be in the title', () => {
+    const parsed = parseBankMessage(bank('raiffeisen'), {
+      channel: 'push',
+      text: '+ 2 480.00 ₽. Теперь на счете 9 000.08 ₽',
+      title: 'Пришел перевод на счет *4821',
+    });
+    assert.deepEqual(parsed.status === 'parsed' && [parsed.kind, parsed.fields.amount, parsed.fields.mask], [
+      'credit',
+      '2480.00',
+      '4821',
+    ]);
+    assert.equal(amountOf(read('raiffeisen', 'Пришел перевод 2480.50 ₽ на счет *4821', 'push')), '2480.50');
+    assert.equal(kindOf(read('vtb', 'Компенсация 964.31р Счет *4821 Баланс 964.31р 07:34')), 'credit');
+  });
+
+  it('a minus that opens the text is a sign even when a space follows it', () => {
+    const parsed = read('raiffeisen', '− 990.00 ₽ в 541000371091 по QR-коду через СБП', 'push');
+    assert.equal(kindOf(parsed), 'debit');
+  });
+
   it('neither direction, or both, is ambiguous with the doubt named; never a credit', () => {
     const none = read('vtb', 'Операция 2 480 ₽ по карте *1234');
     assert.deepEqual(none.status === 'ambiguous' && none.doubt, 'no_direction');

@@ -50,11 +50,11 @@ const QUOTED = /«[^»]*»|"[^"]*"|“[^”]*”|'[^']*'/gu;
 const MONEY =
   /(?<![\d.,])(?<sign>[+➕-] ?)?(?<num>\d+(?:[.,]\d{1,2})?) ?(?<cur>₽|USD|EUR|\$|€|KZT|BYN)(?![A-Za-z])/giu;
 /** Words before an amount that make it a balance, a fee, a limit or a bonus rather than the movement. */
-const LABELS = String.raw`(?:bal|баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|лимит|limit|комисси|komissi|кэшбэк|кешбэк|cashback|бонус|можно тратить|теперь у (?:вас|тебя)|сумма вклада|summa vklada|собственные средства|sobstv|кредит|kredit|kred\.|долг|ispolzovano|использовано|из них|💳)`;
+const LABELS = String.raw`(?:bal|баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|лимит|limit|комисси|komissi|кэшбэк|кешбэк|cashback|бонус|можно тратить|теперь у (?:вас|тебя)|теперь на (?:сч[её]те|карте)|ещ[её] есть|в запасе|сумма вклада|summa vklada|собственные средства|sobstv|кредит|kredit|kred\.|долг|ispolzovano|использовано|из них|💳)`;
 const AFTER_LABEL = String.raw`[а-яёa-z]*\.?:?(?: [а-яёa-z*•\d.]+){0,3}:? ?\(?$`;
 const LABELLED = new RegExp(LABELS + AFTER_LABEL, 'iu');
 const BALANCE_LABEL = new RegExp(
-  String.raw`(?:баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|можно тратить|теперь у (?:вас|тебя)|💳)` +
+  String.raw`(?:баланс|остат|ост\.|доступн|дост\.|balans|balance|ostatok|dostupn|можно тратить|теперь у (?:вас|тебя)|теперь на (?:сч[её]те|карте)|ещ[её] есть|в запасе|💳)` +
     AFTER_LABEL,
   'iu',
 );
@@ -69,6 +69,7 @@ const INCOMING: readonly RegExp[] = [
   /входящ[а-я]* перевод/iu,
   /перевод(?: по сбп| сбп)? (?:от|из)\s/iu,
   /вам (?:перев[её]л|пришёл перевод|пришел перевод)|доставлен перевод/iu,
+  /компенсаци[яи]|возмещени[ея]/iu,
   /перев[её]л(?:\(а\)|а)? вам/iu,
   /получен[а-я]* перевод|перевод получен/iu,
   /баланс[а-я\d ]* увеличен|увеличен баланс/iu,
@@ -79,7 +80,8 @@ const INCOMING: readonly RegExp[] = [
 
 const OUTGOING: readonly RegExp[] = [
   /списан[а-я]*/iu,
-  /покупк[а-я]*/iu,
+  // "на покупках" (an ad's "earn on purchases") names no purchase.
+  /покупк(?!ах|ам)[а-я]*/iu,
   /оплат[а-я]*/iu,
   /перевод (?:на|для|по реквизитам)\s/iu,
   /снят[а-я]*/iu,
@@ -93,11 +95,44 @@ const OUTGOING: readonly RegExp[] = [
   /погаш[а-я]*|pogash[a-z]*/iu,
 ];
 
+/**
+ * Incoming phrases that carry a word which alone would read as outgoing ("вклад", "кэшбэк"): money
+ * taken from the holder's deposit onto the card, a deposit's interest, a deposit credited, cashback
+ * or a benefit paid. They count as incoming evidence and are taken out before outgoing words are
+ * looked for, as a bank's own incoming words are.
+ */
+const INCOMING_PHRASES: readonly RegExp[] = [
+  // Interest paid to the holder; interest charged on a loan or a debt is not ("начислены проценты по
+  // кредиту").
+  /(?:выплат[а-я]*|перечислени[а-я]*|начислен[а-я]*|выплачен[а-я]*|зачислил[а-я]*|капитализаци[а-я]*) (?:на )?процент[а-я]*(?: (?:по|на) вклад[а-я]*)?(?![^.]{0,40}(?:кредит|займ|долг|задолж|просроч))/iu,
+  /процент[а-я]* по вклад[а-я]*|капитализаци[а-я]*|vyplata protsentov(?: po vkladu)?/iu,
+  /(?:зачисл|начисл)[а-я]*(?: [^ ]+){0,3}? на вклад[а-я]*/iu,
+  /(?:зачислен|начислен|выплат)[а-я]* (?:[а-я]+ )?(?:кэшб|кешб|cashback)[а-яa-z]*/iu,
+  /выплат[а-я]* (?:пособи|пенси|стипенди)[а-я]*|vyplata (?:posobi|pensi)[a-z]*/iu,
+  // "Пришел перевод на счет *4848": the transfer came to the holder's account.
+  /(?:приш[её]л|пришла|поступил[а-я]*) (?:перевод|зарплата|деньги)(?: на (?:сч[её]т|карту))?/iu,
+];
+
+/**
+ * Words that name a deposit without saying which way money moved: its total ("Сумма вклада 894.09
+ * р.") and where money came from ("зачисление 10000р с Вашего вклада": the incoming evidence is
+ * "зачисление"; "Перевод 5000р со вклада" alone shows none).
+ */
+const NEUTRAL_PHRASES: readonly RegExp[] = [
+  /(?:сумма|summa) (?:вклада|vklada)/iu,
+  /(?:^|[ .,;])(?:с|со|из) (?:вашего |своего )?(?:вклада|накопительного сч[её]та)|so vklada/iu,
+];
+
+/** Words before a bonus's label that make the bonus paid money, the movement ("зачислен кэшбэк"). */
+const PAID_BONUS =
+  /(?:зачислен|начислен|выплат)[а-я]* (?:[а-я]+ )?(?:кэшб|кешб|cashback)[а-яa-z]*[^\d]{0,30}$/iu;
+
 /** Words between a balance's label and an amount that make the amount the movement. */
 const GROWN = /увеличен|уменьшен|пополнил|uvelichen|popolnil/iu;
 
-/** An operation that did not happen: no money moved. */
-const FAILED = /не удалось|не выполнен|отклонен|отказ(?:ано)? в|недостаточно средств|otkaz|otklonen/iu;
+/** An operation that did not happen (or waits for the bank's call): no money moved. */
+const FAILED =
+  /не удалось|не выполнен|отклонен|отказ(?:ано)? в|недостаточно средств|нужно доп(?:олнительное|\.)? ?подтверждение|otkaz|otklonen/iu;
 
 const BLOCK =
   /(?:карт|сч[её]т|операци|доступ|karta|schet)[^.]{0,60}?(?:заблокирован|приостановлен|ограничен|zablokirovan|priostanovlen)|(?:115|161)-ФЗ/iu;
@@ -107,8 +142,10 @@ const AD =
 /** A card or account ending: after `*`/`•`, after a card, account or contract word, or a leading card name. */
 const MASKS: readonly RegExp[] = [
   /[*•#]{1,4} ?\d*?(?<mask>\d{4})(?!\d)/u,
-  /(?:MIR|МИР|VISA|ECMC|MAES|MC|Card|Karta|Карт[аеуы]|СЧ[ЁЕ]Т|сч[её]т[а-я]*|schet[a-z]*|договор[а-я]*|контракт[а-я]*|kontrakt|dogovor[a-z]*)[- :]*(?:№ ?)?[\d*]*?(?<mask>\d{4})(?![\d*])/iu,
+  /(?:MIR|МИР|VISA|ECMC|MAES|MC|Card|Karta|Карт[аеуы]|СЧ[ЁЕ]Т|сч[её]т[а-я]*|schet[a-z]*|договор[а-я]*|контракт[а-я]*|вклад[а-я]*|kontrakt|dogovor[a-z]*)[- :]*(?:№ ?)?[\d*]*?(?<mask>\d{4})(?![\d*]|[.,]\d|\s?₽)/iu,
   /^(?:[A-Za-zА-ЯЁа-яё]+ )*[A-Za-zА-ЯЁа-яё]+-?(?<mask>\d{4})(?![\d:.])/u,
+  // Some banks show three digits after the stars ("Schet A*891", "40817***539").
+  /[*•#]{1,4}(?<mask>\d{3})(?![\d.,])/u,
 ];
 const PAYER = /(?:^|[ .,;])(?:от|ot) (?<payer>[А-ЯЁA-Z][^.;,\d₽]*?)(?=[.;,]| по | через | на |$)/u;
 const TIME = /(?<![\d:])(?<time>[0-2]?\d:[0-5]\d)(?![\d:])/u;
@@ -138,8 +175,11 @@ export function directionOf(
 ): Direction {
   const has = (text: string, list: readonly RegExp[]) => list.some((re) => re.test(text));
   const own = hints.incoming ?? [];
-  const rest = own.reduce((text, re) => text.replace(new RegExp(re.source, 'giu'), ' '), body);
-  const incoming = signs.plus || has(body, INCOMING) || has(body, own);
+  const rest = [...INCOMING_PHRASES, ...NEUTRAL_PHRASES, ...own].reduce(
+    (text, re) => text.replace(new RegExp(re.source, 'giu'), ' '),
+    body,
+  );
+  const incoming = signs.plus || has(body, INCOMING) || has(body, INCOMING_PHRASES) || has(body, own);
   const outgoing = signs.minus || has(rest, OUTGOING) || has(rest, hints.outgoing ?? []);
   if (incoming && outgoing) return 'both';
   if (incoming) return 'in';
@@ -156,13 +196,17 @@ function amountsOf(body: string) {
     const groups = m.groups as { sign?: string; num: string; cur: string };
     const before = body.slice(Math.max(0, (m.index ?? 0) - 40), m.index);
     // "Баланс карты увеличен на 500 р." names the movement, not a balance.
-    if (LABELLED.test(before) && !GROWN.test(before.slice(-30))) {
+    if (LABELLED.test(before) && !GROWN.test(before.slice(-30)) && !PAID_BONUS.test(before)) {
       if (balance === undefined && BALANCE_LABEL.test(before)) balance = decimal(groups.num);
       continue;
     }
     amounts.push(decimal(groups.num));
     if (groups.sign?.startsWith('+') || groups.sign?.startsWith('➕')) signs.plus = true;
-    if (groups.sign?.startsWith('-') && /(?:^|[ (:;])$/.test(before)) signs.minus = true;
+    // A minus is a sign when attached or when it opens the text: " - 1 562 ₽" after a word is a
+    // dash between parts.
+    const opens = before.trim() === '' && (m.index ?? 0) < 3;
+    if (groups.sign?.startsWith('-') && (groups.sign === '-' || opens) && /(?:^|[ (:;])$/.test(before))
+      signs.minus = true;
     currency ??= CURRENCY[groups.cur] ?? groups.cur.toUpperCase();
   }
   return { amounts, signs, ...(currency ? { currency } : {}), ...(balance ? { balance } : {}) };

@@ -56,11 +56,12 @@ function oneScript(word: string): string {
 }
 
 /**
- * The rouble's spellings after an amount (`р`, `р.`, `руб`, `руб.`, `рублей`, `RUB`, `RUR`, `r`, `₽`) become
+ * The rouble's spellings after an amount (`р`, `р.`, `руб`, `руб.`, `рублей`, `RUB`, `RUR`, `r`, `₽`, `(RUR)`) become
  * `₽` written right after the amount; the lookbehind keeps it to what follows a digit, so `р`
  * inside a word is untouched.
  */
-const ROUBLE = /(?<=\d) ?(?:₽|руб(?:л(?:ей|я|ь))?\.?|р\.?|RUB|RUR|rub\.?|r\.?)(?![A-Za-z\u0400-\u04FF])/giu;
+const ROUBLE =
+  /(?<=\d) ?(?:₽|\((?:RUB|RUR)\)|руб(?:л(?:ей|я|ь))?\.?|р\.?|RUB|RUR|rub\.?|r\.?)(?![A-Za-z\u0400-\u04FF])/giu;
 
 /** Thousands separators inside an amount (`1 500`, `1,500.00`, `1'500`) joined, decimals kept. */
 const SPACED_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:[ '](\d{3}))+)(?=[.,]\d{1,2}(?!\d)|(?!\d))/g;

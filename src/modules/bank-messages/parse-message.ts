@@ -80,8 +80,13 @@ function partsFields(parts: MessageParts): MessageFields {
   };
 }
 
+// The same amount shown twice ("vnesena summa 22000.00 ... Zachisleno 22000.00") is one movement.
 const doubtOf = (parts: MessageParts): Doubt | undefined =>
-  parts.direction === 'both' ? 'both_directions' : parts.amounts.length > 1 ? 'two_amounts' : undefined;
+  parts.direction === 'both'
+    ? 'both_directions'
+    : new Set(parts.amounts).size > 1
+      ? 'two_amounts'
+      : undefined;
 
 /** A credit rule's match checked against the parts: the rule must agree with the evidence. */
 function checkCredit(match: Match, parts: MessageParts): ParsedMessage {
@@ -114,7 +119,7 @@ function readByParts(parts: MessageParts): ParsedMessage {
   if (parts.direction === 'out' && parts.amounts.length > 0)
     return { status: 'parsed', kind: 'debit', ruleId: 'generic.debit', fields };
   if (doubt) return { status: 'ambiguous', ruleIds: [], doubt };
-  if (parts.direction === 'in' && parts.amounts.length === 1 && Number(parts.amounts[0]) > 0)
+  if (parts.direction === 'in' && parts.amounts.length > 0 && Number(parts.amounts[0]) > 0)
     return { status: 'parsed', kind: 'credit', ruleId: 'generic.credit', fields };
   return parts.direction === 'none'
     ? { status: 'ambiguous', ruleIds: [], doubt: 'no_direction' }
@@ -174,9 +179,12 @@ export function parseBankMessage(
     normaliseMessage(`${message.title} ${message.text}`.slice(0, MAX_TEXT)),
     format.direction,
   );
-  return whole.direction === 'in'
+  if (whole.direction !== 'in')
+    return { status: 'ambiguous', ruleIds: [outcome.ruleId], doubt: 'both_directions' };
+  // The ending may be in the title only ("Пришел перевод на счет *6074").
+  return outcome.fields.mask || !whole.mask
     ? outcome
-    : { status: 'ambiguous', ruleIds: [outcome.ruleId], doubt: 'both_directions' };
+    : { ...outcome, fields: { ...outcome.fields, mask: whole.mask } };
 }
 
 /** The longest text read, in characters. */

@@ -7,6 +7,9 @@ export const gasprom: BankFormat = {
   name: 'Газпромбанк',
   senders: ['Telecard', 'GPB'],
   packages: ['ru.gazprombank.android.mobilebank.app'],
+  // A bare "Перевод" after the card and time is money going out ("*7259 15:36 Перевод 1517р VTB
+  // PJSC"); money in is "Получен перевод" or "Poluchen perevod".
+  direction: { outgoing: [/^\*?\d{4}(?: \d{1,2}:\d{2})? Перевод \d/iu, /; Perevod; /iu] },
   rules: [
     {
       id: 'gasprom.credit.sms',

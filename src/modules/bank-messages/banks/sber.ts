@@ -7,8 +7,15 @@ export const sber: BankFormat = {
   name: 'Сбербанк',
   senders: ['900', 'SberBank'],
   packages: ['ru.sberbankmobile'],
-  // The short SMS writes an outgoing transfer as a bare "перевод 2 480р" (no "+", "из" or "от").
-  direction: { outgoing: [/\d{1,2}:\d{2} перевод \d+(?:[.,]\d{1,2})? ?₽(?!\.? (?:от|из) )/iu] },
+  // The short SMS writes an outgoing transfer as a bare "перевод 2 480р" (no "+", "из" or "от"); the
+  // push opens with the amount, signed "+" when money came in and unsigned when it went out
+  // ("17 000 ₽ — Ещё есть: 44 111,26 ₽ ... ║ Умчались деньги в МТС Деньги").
+  direction: {
+    outgoing: [
+      /\d{1,2}:\d{2} перевод \d+(?:[.,]\d{1,2})? ?₽(?!\.? (?:от|из) )/iu,
+      /^\d+(?:[.,]\d{1,2})? ?₽ - /u,
+    ],
+  },
   rules: [
     {
       id: 'sber.credit.sms',

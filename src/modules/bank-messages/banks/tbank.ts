@@ -9,8 +9,9 @@ export const tbank: BankFormat = {
   name: 'Т-Банк',
   senders: ['T-Bank', 'Tinkoff'],
   packages: ['com.idamob.tinkoff.android'],
-  // "Перевод, счет RUB. 700 ₽" is money going out (incoming money is "Пополнение").
-  direction: { outgoing: [/^перевод, /iu] },
+  // "Перевод, счет RUB. 700 ₽" and "Перевод. Счет RUB. 14840 ₽" are money going out (incoming money
+  // is "Пополнение").
+  direction: { outgoing: [/^перевод[,.] /iu] },
   rules: [
     {
       id: 'tbank.credit.sms',

@@ -9,6 +9,9 @@ export const vtb: BankFormat = {
   name: 'ВТБ',
   senders: ['VTB'],
   packages: ['ru.vtb24.mobilebanking.android'],
+  // VTB opens a notice with its operation: a bare "Перевод 5000.00 RUB Счет*0645. Антон З." or
+  // "Платеж 270.00р Карта*3296" is money going out (incoming money is "Поступление").
+  direction: { outgoing: [/^(?:перевод|плат[её]ж) \d/iu] },
   rules: [
     {
       id: 'vtb.credit.sms',

@@ -29,6 +29,7 @@ import { chainSources, createChainsService, type SourceFactory } from './rails/c
 import { createCryptoService } from './rails/crypto/index.js';
 import {
   createDeviceAdmin,
+  createDevicePairing,
   createDeviceIngest,
   createDeviceReview,
   createDevicesService,
@@ -228,6 +229,7 @@ export function createServices(deps: {
     metrics: metrics.devices,
   });
   const deviceAdmin = createDeviceAdmin({ database, clock, secretBox, publicBaseUrl: config.publicBaseUrl });
+  const devicePairing = createDevicePairing({ database, clock, publicBaseUrl: config.publicBaseUrl });
   const deviceReview = createDeviceReview({ database, clock, lifecycle });
   const sweepLiveness = createLivenessSweep({
     database,
@@ -277,6 +279,7 @@ export function createServices(deps: {
     database,
     deviceAdmin,
     deviceIngest,
+    devicePairing,
     deviceReview,
     devices,
     dispatcher,

@@ -56,6 +56,10 @@ export const ERROR_STATUS = {
   MESSAGE_NOT_FOR_ORDER: 409,
   /** ops: a holder's settlement larger than what the holder holds (docs/decisions.md "Holders' money"). */
   SETTLEMENT_EXCEEDS_HELD: 409,
+  /** A pairing link already claimed by a device (docs/decisions.md "The pairing page"). */
+  PAIRING_LINK_USED: 409,
+  /** A pairing link past its 15 minutes, never claimed. */
+  PAIRING_LINK_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

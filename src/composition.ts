@@ -29,8 +29,8 @@ import { chainSources, createChainsService, type SourceFactory } from './rails/c
 import { createCryptoService } from './rails/crypto/index.js';
 import {
   createDeviceAdmin,
-  createDevicePairing,
   createDeviceIngest,
+  createDevicePairing,
   createDeviceReview,
   createDevicesService,
   createLivenessSweep,

@@ -53,7 +53,10 @@ describe('the pairing link: a page that spends nothing, a claim that spends it o
     assert.ok(page.body.includes(device.sms_gateway.url), 'the addresses are shown');
     const head = await t.app.inject({ method: 'HEAD', url: pathOf(device) });
     assert.equal(head.statusCode, 200);
-    const preview = await get(pathOf(device), { accept: '*/*', 'user-agent': 'TelegramBot (like TwitterBot)' });
+    const preview = await get(pathOf(device), {
+      accept: '*/*',
+      'user-agent': 'TelegramBot (like TwitterBot)',
+    });
     assert.equal(preview.statusCode, 200);
     for (const body of [page.body, preview.body])
       for (const secret of secretsOf(device)) assert.ok(!body.includes(secret), 'no secret before the claim');
@@ -115,7 +118,9 @@ describe('the pairing link: a page that spends nothing, a claim that spends it o
   it('the language: ?lang= (remembered), Accept-Language by weight, Russian for one it does not know', async () => {
     const device = await pairDevice(t.app, []);
     const lang = async (headers: Record<string, string>, query = '') =>
-      /<html lang="(\w+)"/.exec((await get(`${pathOf(device)}${query}`, { accept: BROWSER, ...headers })).body)?.[1];
+      /<html lang="(\w+)"/.exec(
+        (await get(`${pathOf(device)}${query}`, { accept: BROWSER, ...headers })).body,
+      )?.[1];
     assert.equal(await lang({ 'accept-language': 'de-DE,fr;q=0.9' }), 'ru');
     assert.equal(await lang({ 'accept-language': 'garbage;;q=x,,' }), 'ru');
     assert.equal(await lang({ 'accept-language': 'de,en-GB;q=0.8,ru;q=0.5' }), 'en');
@@ -151,7 +156,11 @@ describe('the pairing link: a page that spends nothing, a claim that spends it o
     assert.match(ok.body, /data-testid="endings-saved">[^<]*4417/);
     const requisites = await admin<Array<{ id: string; masks: string[] }>>(t.app, 'GET', '/admin/requisites');
     assert.deepEqual(requisites.find((r) => r.id === sberPhone.id)?.masks, ['4417']);
-    const audit = await admin<Array<{ action: string; target_id: string }>>(t.app, 'GET', '/admin/audit?limit=50');
+    const audit = await admin<Array<{ action: string; target_id: string }>>(
+      t.app,
+      'GET',
+      '/admin/audit?limit=50',
+    );
     assert.ok(audit.some((a) => a.action === 'requisite.mask_learned' && a.target_id === sberPhone.id));
     assert.ok(audit.some((a) => a.action === 'device.paired' && a.target_id === device.id));
   });

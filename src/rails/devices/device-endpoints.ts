@@ -142,5 +142,4 @@ export function deviceEndpoints(app: App, deps: { ingest: DeviceIngest }) {
       return ok({ results });
     },
   );
-
 }

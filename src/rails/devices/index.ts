@@ -18,7 +18,7 @@ export {
   type PairingPreview,
   type PairingRequisite,
 } from './device-pairing.js';
-export type { DeviceSetup } from './device-setup.js';
 export { createDeviceReview, type DeviceReview } from './device-review-service.js';
+export type { DeviceSetup } from './device-setup.js';
 export { devicesAdminRoutes, holderRoutes } from './devices-routes.js';
 export { createDevicesService, type DevicesService } from './devices-service.js';

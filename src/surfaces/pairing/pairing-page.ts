@@ -41,7 +41,9 @@ export function pageLang(request: FastifyRequest, reply: FastifyReply, bodyLang?
 export function wantsJson(request: FastifyRequest): boolean {
   if (String(request.headers['content-type'] ?? '').startsWith('application/json')) return true;
   const weight = (type: string) => {
-    for (const part of String(request.headers.accept ?? '').toLowerCase().split(',')) {
+    for (const part of String(request.headers.accept ?? '')
+      .toLowerCase()
+      .split(',')) {
       const [media = '', ...params] = part.trim().split(';');
       if (media.trim() !== type) continue;
       const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));

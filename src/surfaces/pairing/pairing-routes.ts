@@ -101,7 +101,8 @@ function pageRoute(scope: App, deps: PairingRouteDeps): void {
       schema: {
         tags: ['trader'],
         operationId: 'getPairingLink',
-        summary: "The pairing link's page (or JSON): the device and its requisites; spends nothing, shows no secret",
+        summary:
+          "The pairing link's page (or JSON): the device and its requisites; spends nothing, shows no secret",
         params: PairingParams,
         querystring: PairingQuery,
         produces: ['text/html', 'application/json'],
@@ -115,9 +116,10 @@ function pageRoute(scope: App, deps: PairingRouteDeps): void {
       const path = pathOf(request.params.code);
       const lang = pageLang(request, reply);
       const pageUrl = `${deps.publicBaseUrl.replace(/\/+$/, '')}${path}`;
-      return reply
-        .type('text/html; charset=utf-8')
-        .view('pairing.eta', { ...(await previewData(preview, lang, path, pageUrl)), code: request.params.code });
+      return reply.type('text/html; charset=utf-8').view('pairing.eta', {
+        ...(await previewData(preview, lang, path, pageUrl)),
+        code: request.params.code,
+      });
     },
   );
 }

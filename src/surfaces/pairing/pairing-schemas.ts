@@ -21,7 +21,9 @@ export const ENDING_FIELD = /^mask_([0-9a-f-]{36})$/;
  */
 export const ClaimBody = Type.Object(
   {
-    code: Type.Optional(Type.String({ maxLength: 200, description: "The link's code (required in a form post)" })),
+    code: Type.Optional(
+      Type.String({ maxLength: 200, description: "The link's code (required in a form post)" }),
+    ),
     lang: Type.Optional(Type.String({ maxLength: 5, description: 'The answer page language, `ru` or `en`' })),
   },
   {

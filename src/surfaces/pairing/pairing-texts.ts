@@ -7,8 +7,7 @@ import type { Lang } from '../../lib/language.js';
 const ru = {
   title: 'Подключение телефона',
   switchTo: 'English',
-  intro:
-    'Эта страница настраивает телефон «{name}», который пересылает сообщения банка о поступлениях.',
+  intro: 'Эта страница настраивает телефон «{name}», который пересылает сообщения банка о поступлениях.',
   expires: 'Ссылка действует до {time} (UTC) и только один раз.',
   requisitesTitle: 'Реквизиты этого телефона',
   kind_card: 'Карта',
@@ -123,7 +122,8 @@ const en: PairingTexts = {
   notFoundTitle: 'Link not found',
   notFoundText: 'Check that the whole link was copied, or ask your operator for a new one.',
   badEndingTitle: 'Check the ending',
-  badEndingText: 'An ending is the 4 digits from the bank’s message. The link still works: go back and correct it.',
+  badEndingText:
+    'An ending is the 4 digits from the bank’s message. The link still works: go back and correct it.',
   tooManyTitle: 'Too many requests',
   tooManyText: 'Wait a minute and open the link again.',
   errorTitle: 'That did not work',

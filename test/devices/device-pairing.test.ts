@@ -97,6 +97,16 @@ describe('the pairing link: a page that spends nothing, a claim that spends it o
     assert.equal((await get(pathOf(device))).statusCode, 409, 'the page says it was used');
   });
 
+  it('two claims at once: exactly one gets the settings', async () => {
+    const device = await pairDevice(t.app, []);
+    const answers = await Promise.all([
+      claimJson(device),
+      claimJson(device),
+      claimForm(device, { code: codeOf(device) }),
+    ]);
+    assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 409, 409]);
+  });
+
   it('an expired, unknown or malformed link is refused as a page or JSON, never a 500', async () => {
     const device = await pairDevice(t.app, []);
     clock.advance(16 * 60_000);
@@ -109,7 +119,7 @@ describe('the pairing link: a page that spends nothing, a claim that spends it o
     assert.match(unknown.body, /Ссылка не найдена/);
     const json = await get('/devices/pair/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', { accept: 'application/json' });
     assert.equal(json.json().message, 'NOT_FOUND');
-    for (const bad of ['x', '%00%00', 'a'.repeat(150), '..%2F..']) {
+    for (const bad of ['x', '%00%00', 'a'.repeat(150), 'a'.repeat(600), '..%2F..']) {
       const res = await get(`/devices/pair/${bad}`);
       assert.ok([400, 404].includes(res.statusCode), `${bad}: ${res.statusCode}`);
     }

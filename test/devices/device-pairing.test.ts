@@ -173,6 +173,12 @@ describe('the pairing link: a page that spends nothing, a claim that spends it o
     );
     assert.ok(audit.some((a) => a.action === 'requisite.mask_learned' && a.target_id === sberPhone.id));
     assert.ok(audit.some((a) => a.action === 'device.paired' && a.target_id === device.id));
+    const listed = await admin<Array<{ id: string; pairing_claimed_at: string | null }>>(
+      t.app,
+      'GET',
+      '/admin/devices',
+    );
+    assert.ok(listed.find((d) => d.id === device.id)?.pairing_claimed_at, 'operators see the claim');
   });
 
   it('a bank whose credit texts show no ending (SBP at Yandex Bank) is not asked', async () => {

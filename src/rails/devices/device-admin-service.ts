@@ -251,6 +251,7 @@ function deviceView(
       unboundLegacy: d.revokedAt ? 0 : unbound.length,
     }),
     rotation_grace_until: d.previousSecrets?.validUntil ?? null,
+    pairing_claimed_at: d.pairingClaimedAt?.toISOString() ?? null,
     revoked_at: d.revokedAt?.toISOString() ?? null,
     created_at: d.createdAt.toISOString(),
   };

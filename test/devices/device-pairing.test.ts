@@ -139,6 +139,9 @@ describe('the pairing link: a page that spends nothing, a claim that spends it o
     assert.match(chosen.body, /<html lang="en"/);
     const cookie = String(chosen.headers['set-cookie']).split(';')[0] ?? '';
     assert.equal(await lang({ cookie, 'accept-language': 'ru' }), 'en', 'remembered');
+    const refused = await claimForm(device, { code: codeOf(device), lang: 'en', [`mask_${device.id}`]: '1' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /<html lang="en"[\s\S]*Check the ending/, 'a refusal in the form’s language');
     const claimed = await claimForm(device, { code: codeOf(device), lang: 'en' });
     assert.match(claimed.body, /<html lang="en"/);
   });

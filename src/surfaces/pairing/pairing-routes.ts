@@ -86,7 +86,13 @@ const pathOf = (code: string) => `/devices/pair/${encodeURIComponent(code)}`;
 function refusalPage(request: FastifyRequest, reply: FastifyReply, code: string) {
   const { code: link } = (request.params ?? {}) as { code?: string };
   const path = pathOf(link ?? '');
-  const b = basics(pageLang(request, reply), path);
+  // A refused claim answers in the language of the form it came from.
+  const body: unknown = request.body;
+  const bodyLang =
+    body && typeof body === 'object' && 'lang' in body && typeof body.lang === 'string'
+      ? body.lang
+      : undefined;
+  const b = basics(pageLang(request, reply, bodyLang), path);
   return reply
     .type('text/html; charset=utf-8')
     .view('message.eta', { ...b, ...refusalText(code, reply.statusCode, b.t), code, path });

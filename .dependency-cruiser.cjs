@@ -47,6 +47,7 @@ const RANKS = {
   appeals: 6,
   sandbox: 6,
   form: 7,
+  pairing: 7,
   backoffice: 8,
   portal: 8,
 };

@@ -31,6 +31,7 @@ import { createCryptoService } from './rails/crypto/index.js';
 import {
   createDeviceAdmin,
   createDeviceIngest,
+  createDevicePairing,
   createDeviceReview,
   createDevicesService,
   createLivenessSweep,
@@ -237,6 +238,7 @@ export function createServices(deps: {
     metrics: metrics.devices,
   });
   const deviceAdmin = createDeviceAdmin({ database, clock, secretBox, publicBaseUrl: config.publicBaseUrl });
+  const devicePairing = createDevicePairing({ database, clock, publicBaseUrl: config.publicBaseUrl });
   const deviceReview = createDeviceReview({ database, clock, lifecycle });
   const ruleReview = createRuleReview({ database, clock, bankRules, review: deviceReview });
   const sweepLiveness = createLivenessSweep({
@@ -287,6 +289,7 @@ export function createServices(deps: {
     database,
     deviceAdmin,
     deviceIngest,
+    devicePairing,
     deviceReview,
     ruleReview,
     devices,

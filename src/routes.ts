@@ -34,6 +34,7 @@ import { eventSubscriptionsRoutes, webhooksAdminRoutes } from './rails/webhooks/
 import { backofficeRoutes } from './surfaces/backoffice/index.js';
 import { formRoutes, formSandboxRoutes } from './surfaces/form/index.js';
 import { homeRoutes } from './surfaces/home/index.js';
+import { pairingRoutes } from './surfaces/pairing/index.js';
 import { portalAdminRoutes, portalRoutes } from './surfaces/portal/index.js';
 
 /** The service's name and version, from its package.json (beside src/ and dist/ alike). */
@@ -110,7 +111,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
 
   // --- machines that report payments ------------------------------------------------------------
   holderRoutes(app, { devices: services.devices, pool: services.pool });
-  deviceEndpoints(app, { ingest: services.deviceIngest, admin: services.deviceAdmin });
+  deviceEndpoints(app, { ingest: services.deviceIngest });
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
 
   // --- pages --------------------------------------------------------------------------------------
@@ -122,6 +123,15 @@ export async function registerRoutes(app: App, services: Services, config: Confi
       page: limits.hook('form-page', () => RATE_RULES.formPage),
       status: limits.hook('form-status', () => RATE_RULES.formStatus),
       receipt: limits.hook('form-receipt', () => RATE_RULES.formReceipt),
+    },
+  });
+  // The holder's pairing link (docs/decisions.md "The pairing page"): opening it spends nothing.
+  pairingRoutes(app, {
+    pairing: services.devicePairing,
+    publicBaseUrl: config.publicBaseUrl,
+    limits: {
+      page: limits.hook('pairing-page', () => RATE_RULES.pairingPage),
+      claim: limits.hook('pairing-claim', () => RATE_RULES.pairingClaim),
     },
   });
   formSandboxRoutes(app, {

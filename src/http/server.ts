@@ -64,8 +64,8 @@ export async function createHttpServer(
       const code = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'VALIDATION_ERROR' : 'NOT_FOUND';
       const body = errorBody(code);
       const r = reply as unknown as FastifyReply;
-      // The pages (console, form) answer pages, the API its envelope.
-      if (/^\/(backoffice|form)(\/|$)/.test(request.url)) {
+      // The pages (console, form, the pairing link) answer pages, the API its envelope.
+      if (/^\/(backoffice|form|devices\/pair)(\/|$)/.test(request.url)) {
         void r.status(body.status).type('text/html; charset=utf-8').send(plainErrorPage(code));
       } else {
         void r.status(body.status).send(body);

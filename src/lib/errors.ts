@@ -65,6 +65,10 @@ export const ERROR_STATUS = {
   RULE_READS_NON_CREDIT: 409,
   /** ops: a learned rule's pattern matches too much (nearly any text) to be a bank's format. */
   RULE_TOO_BROAD: 409,
+  /** A pairing link already claimed by a device (docs/decisions.md "The pairing page"). */
+  PAIRING_LINK_USED: 409,
+  /** A pairing link past its 15 minutes, never claimed. */
+  PAIRING_LINK_EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

@@ -78,7 +78,7 @@ describe('phones: pairing and what each app sends (docs/decisions.md section 24)
     assert.equal(anonymous.statusCode, 401);
   });
 
-  it("creation answers every app's setup once; secrets are not kept in clear; the pairing link works once within 15 minutes", async () => {
+  it("creation answers every app's setup once; secrets are not kept in clear; the pairing link is claimed once within 15 minutes", async () => {
     assert.match(
       device.sms_gateway.url,
       /^https:\/\/pay\.example\.test\/devices\/[0-9a-f-]{36}\/sms-gateway$/,
@@ -97,17 +97,25 @@ describe('phones: pairing and what each app sends (docs/decisions.md section 24)
       assert.ok(!stored.includes(secret), 'a secret is stored in clear');
     }
     const link = new URL(device.pairing.url).pathname;
-    const first = await t.app.inject({ method: 'GET', url: link });
+    const json = { accept: 'application/json', 'content-type': 'application/json' };
+    const opened = await t.app.inject({ method: 'GET', url: link, headers: { accept: 'application/json' } });
+    assert.equal(opened.statusCode, 200, opened.body);
+    assert.ok(!opened.body.includes(device.sms_gateway.signing_key), 'opening the link shows no secret');
+    const first = await t.app.inject({ method: 'POST', url: link, headers: json, payload: '{}' });
     assert.equal(first.statusCode, 200, first.body);
     assert.equal(first.json().data.sms_gateway.signing_key, device.sms_gateway.signing_key);
     assert.equal(first.headers['cache-control'], 'no-store');
-    assert.equal((await t.app.inject({ method: 'GET', url: link })).statusCode, 404, 'one time');
+    const again = await t.app.inject({ method: 'POST', url: link, headers: json, payload: '{}' });
+    assert.equal(again.statusCode, 409, 'one time');
     const late = await pairDevice(t.app, []);
     clock.advance(16 * 60_000);
-    assert.equal(
-      (await t.app.inject({ method: 'GET', url: new URL(late.pairing.url).pathname })).statusCode,
-      404,
-    );
+    const expired = await t.app.inject({
+      method: 'POST',
+      url: new URL(late.pairing.url).pathname,
+      headers: json,
+      payload: '{}',
+    });
+    assert.equal(expired.statusCode, 410);
   });
 
   it('a requisite has at most one device', async () => {

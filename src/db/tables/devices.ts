@@ -49,6 +49,11 @@ export const holderDevices = pgTable('holder_devices', {
   pairingDigest: text('pairing_digest').unique(),
   pairingSealed: text('pairing_sealed'),
   pairingExpiresAt: ts('pairing_expires_at'),
+  /**
+   * When the current pairing link was claimed (docs/decisions.md "The pairing page"): its sealed
+   * answer is gone, its digest stays so that a second claim is told the link was used.
+   */
+  pairingClaimedAt: ts('pairing_claimed_at'),
   createdAt: createdAt(),
 });
 

@@ -30,3 +30,14 @@ export const BANK_FORMATS: readonly BankFormat[] = [
 export function bankFormat(code: string): BankFormat | undefined {
   return BANK_FORMATS.find((f) => f.code === code);
 }
+
+/**
+ * Whether a bank's credit notices may show a card or account ending (a credit rule captures `mask`),
+ * so that a requisite of that bank without an ending of its own is asked for one at pairing
+ * (docs/decisions.md "The pairing page"). False for an unknown code or a bank whose credit texts
+ * never show one (Yandex Bank's SBP notices).
+ */
+export function creditShowsEnding(code: string | null | undefined): boolean {
+  const format = code ? bankFormat(code) : undefined;
+  return format?.rules.some((r) => r.kind === 'credit' && r.pattern.source.includes('(?<mask>')) ?? false;
+}

@@ -3,7 +3,7 @@
  * credit"): normalisation, the parts every notice has, rules per bank as data (`banks/`), and the
  * parse of one message. Pure: no tables, no I/O.
  */
-export { BANK_FORMATS, bankFormat } from './bank-formats.js';
+export { BANK_FORMATS, bankFormat, creditShowsEnding } from './bank-formats.js';
 export type {
   BankFormat,
   BankRule,

@@ -26,6 +26,9 @@ export const RATE_RULES = {
   formPage: { points: 30, durationSeconds: 60 },
   formStatus: { points: 60, durationSeconds: 60 },
   formReceipt: { points: 10, durationSeconds: 60 },
+  /** A holder's pairing link, per IP: its page (and previews), and claims (docs/decisions.md "The pairing page"). */
+  pairingPage: { points: 30, durationSeconds: 60 },
+  pairingClaim: { points: 10, durationSeconds: 60 },
   /** Back-office password attempts, per IP. */
   login: { points: 5, durationSeconds: 60 },
 } as const satisfies Record<string, RateRule>;

@@ -12,9 +12,7 @@ import {
   type DeviceSecrets,
   newDeviceSecrets,
   newPairingCode,
-  openWithCode,
   PAIRING_TTL_SECONDS,
-  pairingDigest,
   sealWithCode,
 } from './device-secrets.js';
 import { deviceSetup } from './device-setup.js';
@@ -28,7 +26,6 @@ import {
   listDevices,
   ordersPaidByMessages,
   setBindings,
-  takePairing,
   updateDevice,
 } from './devices-repository.js';
 
@@ -37,7 +34,7 @@ export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 
 /**
  * Operators' management of requisite holders' phones (docs/decisions.md section 24): pairing (the secrets
- * shown once, and a one-time link valid 15 minutes), bindings (one device per requisite),
+ * shown once, and a one-time link valid 15 minutes, claimed on its page: device-pairing.ts), bindings (one device per requisite),
  * rotation with a grace period, revocation, and the list with state, health and warnings.
  */
 export function createDeviceAdmin(deps: {
@@ -78,6 +75,7 @@ export function createDeviceAdmin(deps: {
         pairingDigest: pairing.digest,
         pairingSealed: sealWithCode(pairing.code, JSON.stringify(setup)),
         pairingExpiresAt: expiresAt,
+        pairingClaimedAt: null,
       },
       answer: {
         ...setup,
@@ -209,14 +207,6 @@ export function createDeviceAdmin(deps: {
       });
     },
 
-    /** The setup behind a one-time pairing link; the link stops working. Throws NOT_FOUND when used or expired. */
-    async pair(code: string) {
-      if (!/^[A-Za-z0-9_-]{16,64}$/.test(code)) throw new AppError('NOT_FOUND');
-      const taken = await db.transaction((tx) => takePairing(tx, pairingDigest(code), new Date(clock.now())));
-      if (!taken?.sealed) throw new AppError('NOT_FOUND');
-      return JSON.parse(openWithCode(code, taken.sealed)) as ReturnType<typeof deviceSetup>;
-    },
-
     /** Every device with its state, health, requisites and warnings, oldest first. */
     async list() {
       const now = new Date(clock.now());
@@ -261,6 +251,7 @@ function deviceView(
       unboundLegacy: d.revokedAt ? 0 : unbound.length,
     }),
     rotation_grace_until: d.previousSecrets?.validUntil ?? null,
+    pairing_claimed_at: d.pairingClaimedAt?.toISOString() ?? null,
     revoked_at: d.revokedAt?.toISOString() ?? null,
     created_at: d.createdAt.toISOString(),
   };

@@ -3,8 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { bearerToken } from '../../http/bearer.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import type { DeviceAdmin } from './device-admin-service.js';
-import { DeviceSetupSchema, IngestAnswerSchema, NativeAnswerSchema } from './device-endpoint-schemas.js';
+import { IngestAnswerSchema, NativeAnswerSchema } from './device-endpoint-schemas.js';
 import type { DeviceIngest, IngestAnswer } from './device-ingest-service.js';
 import type { DeviceRow } from './devices-repository.js';
 import { NativeBatch } from './native-batch.js';
@@ -44,11 +43,12 @@ const readOr400 = <T>(read: () => T): T => {
 
 /**
  * What phones post (docs/decisions.md section 24): SMS Gateway for Android's webhooks (signed), SmsForwarder's
- * template (bearer token), the native batch (signed), and the one-time pairing link. The signature
+ * template (bearer token) and the native batch (signed); the pairing link's page is the pairing
+ * surface's (src/surfaces/pairing). The signature
  * or token is checked before anything else, so a refused request stores nothing; every authentic
  * event is answered 2xx (including `ignored` and `duplicate`) so that apps stop retrying.
  */
-export function deviceEndpoints(app: App, deps: { ingest: DeviceIngest; admin: DeviceAdmin }) {
+export function deviceEndpoints(app: App, deps: { ingest: DeviceIngest }) {
   const signed = (which: 'sms_gateway' | 'native') => async (request: FastifyRequest) => {
     const { id } = request.params as { id: string };
     request.phone = await deps.ingest.authenticateSigned(id, which, {
@@ -140,22 +140,6 @@ export function deviceEndpoints(app: App, deps: { ingest: DeviceIngest; admin: D
         results.push({ client_event_id: e.event_id, ...answer });
       }
       return ok({ results });
-    },
-  );
-
-  app.get(
-    '/devices/pair/:code',
-    {
-      schema: {
-        tags: ['devices'],
-        summary: "The one-time pairing link: every app's setup for the device, once, within 15 minutes",
-        params: Type.Object({ code: Type.String({ maxLength: 100 }) }),
-        response: { 200: Envelope(DeviceSetupSchema), ...errorResponses },
-      },
-    },
-    async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return ok(await deps.admin.pair(request.params.code));
     },
   );
 }

@@ -68,6 +68,9 @@ export const DeviceSchema = Type.Object({
     ),
   ),
   rotation_grace_until: Nullable(Type.String({ description: 'The previous secrets work until then' })),
+  pairing_claimed_at: Nullable(
+    Type.String({ description: 'When the holder claimed the latest pairing link (null: not yet)' }),
+  ),
   revoked_at: Nullable(Type.String()),
   created_at: Type.String(),
 });

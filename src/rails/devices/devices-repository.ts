@@ -45,29 +45,31 @@ export async function deviceByTokenDigest(ex: Executor, digest: string): Promise
 }
 
 /**
- * Takes the sealed answer of an unexpired pairing code and clears it (one time). Call inside a
- * transaction: the row is locked between the read and the clearing.
+ * The device whose current pairing link has this digest, claimed or not, expired or not (the
+ * caller tells them apart: docs/decisions.md "The pairing page"); `lock` inside a transaction
+ * holds the row until the claim is written, so two claims never both succeed.
  */
-export async function takePairing(ex: Executor, digest: string, now: Date) {
-  const row = (
-    await ex
-      .select({ id: holderDevices.id, sealed: holderDevices.pairingSealed })
-      .from(holderDevices)
-      .where(
-        and(
-          eq(holderDevices.pairingDigest, digest),
-          sql`${holderDevices.pairingExpiresAt} > ${now.toISOString()}::timestamptz`,
-          isNull(holderDevices.revokedAt),
-        ),
-      )
-      .for('update')
-  )[0];
-  if (!row) return undefined;
+export async function findPairing(ex: Executor, digest: string, lock = false) {
+  const query = ex
+    .select({
+      id: holderDevices.id,
+      name: holderDevices.name,
+      sealed: holderDevices.pairingSealed,
+      expiresAt: holderDevices.pairingExpiresAt,
+      claimedAt: holderDevices.pairingClaimedAt,
+      revokedAt: holderDevices.revokedAt,
+    })
+    .from(holderDevices)
+    .where(eq(holderDevices.pairingDigest, digest));
+  return (await (lock ? query.for('update') : query))[0];
+}
+
+/** Marks the device's pairing link claimed: the sealed answer is dropped, the digest kept. */
+export async function markPairingClaimed(ex: Executor, id: string, now: Date) {
   await ex
     .update(holderDevices)
-    .set({ pairingDigest: null, pairingSealed: null, pairingExpiresAt: null })
-    .where(eq(holderDevices.id, row.id));
-  return row;
+    .set({ pairingSealed: null, pairingClaimedAt: now })
+    .where(eq(holderDevices.id, id));
 }
 
 /** Requisite ids bound to each device of `deviceIds` (all devices when omitted). */

@@ -1,0 +1,1 @@
+ALTER TABLE "holder_devices" ADD COLUMN "pairing_claimed_at" timestamp with time zone;

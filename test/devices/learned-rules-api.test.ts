@@ -155,6 +155,21 @@ describe('rules learned from the review queue: the admin API', () => {
     assert.equal(rule.status, 'proposed', 'a refused rule stays off');
   });
 
+  it('refuses to switch on a rule that reads a message stored as a debit, naming the message', async () => {
+    const debit = await sms('Karta*4821. SBP-C2C 700RUR. Spisanie po karte. Ostatok 9000.00RUR');
+    const stored = (
+      await admin<Array<{ id: string; kind: string }>>(t.app, 'GET', '/admin/device-events?status=ignored')
+    ).find((e) => e.id === debit.event_id);
+    assert.equal(stored?.kind, 'debit', JSON.stringify(debit));
+    const { eventId } = await assigned((a) => sbp(a));
+    const pattern = String.raw`^Karta\*(?<mask>\d{4})\. SBP-C2C (?<amount>\d+(?:[.,]\d{1,2})?)₽\..*$`;
+    const proposed = await as('admin', 'POST', '/admin/bank-rules', { event_id: eventId, pattern });
+    assert.equal(proposed.statusCode, 200, proposed.body);
+    const res = await as('admin', 'POST', `/admin/bank-rules/${proposed.json().data.id}/enable`);
+    assert.equal(res.json().message, 'RULE_READS_NON_CREDIT', res.body);
+    assert.match(JSON.stringify(res.json().details), new RegExp(`message ${debit.event_id} \\(debit\\)`));
+  });
+
   it('refuses malformed, hole-less and too broad patterns, unknown or unassigned messages, with clear codes', async () => {
     const { eventId } = await assigned((a) => sbp(a));
     const bad = async (body: unknown, status: number, code: string, detail?: RegExp) => {

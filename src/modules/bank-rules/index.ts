@@ -9,5 +9,3 @@ export {
   type RuleExampleInput,
   type RuleView,
 } from './bank-rules-service.js';
-export { type NonCredit, readByPattern } from './rule-checks.js';
-export { deriveShape } from './rule-shape.js';

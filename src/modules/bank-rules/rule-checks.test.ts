@@ -39,6 +39,26 @@ describe('the checks of a learned rule', () => {
     );
   });
 
+  it('refuses a pattern that repeats a repetition, the shape that can take exponential time', () => {
+    for (const bad of [
+      `^(?:a+)+${AMOUNT}`,
+      `^(a*b)*${AMOUNT}`,
+      `^(?:(?:x)+y{2,})*${AMOUNT}`,
+      `.*a.*b.*c.*d ${AMOUNT}`,
+    ])
+      assert.match(
+        codeOf(() => compilePattern(bad)),
+        /repeats a repetition/,
+        bad,
+      );
+    for (const good of [`^(?:Karta )?${AMOUNT}(?:[.,]\\d+)? ₽ (?<payer>.+?)$`, `^[(+]+ ${AMOUNT}`])
+      assert.equal(
+        codeOf(() => compilePattern(good)),
+        'passed',
+        good,
+      );
+  });
+
   it('refuses a pattern that keeps too few words, reads any text, or reads much of the corpus', () => {
     assert.match(
       codeOf(() => assertNarrow(new RegExp(`${AMOUNT}₽`, 'iu'), [])),

@@ -16,9 +16,48 @@ const MAX_CORPUS_SHARE = 0.05;
 /** Letters a pattern must keep word for word (outside its holes and escapes). */
 const MIN_LETTERS = 6;
 
+/** An unbounded quantifier at `i` of a pattern's source (`+`, `*`, `{n,}`), or 0 characters. */
+function unboundedAt(source: string, i: number): number {
+  const c = source[i];
+  if (c === '+' || c === '*') return 1;
+  const m = c === '{' ? /^\{\d+,\}/.exec(source.slice(i)) : null;
+  return m ? m[0].length : 0;
+}
+
+/**
+ * Whether the pattern repeats without bound a group that itself repeats without bound (`(a+)+`,
+ * `(?:x*y)*`), the shape that can take exponential time on a long text. Escapes and character
+ * classes are skipped.
+ */
+export function nestsQuantifiers(source: string): boolean {
+  const open: boolean[] = [];
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') {
+      i++;
+      continue;
+    }
+    if (inClass) {
+      inClass = c !== ']';
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '(') open.push(false);
+    else if (c === ')') {
+      const inner = open.pop() ?? false;
+      const repeated = unboundedAt(source, i + 1) > 0;
+      if (inner && repeated) return true;
+      if ((inner || repeated) && open.length > 0) open[open.length - 1] = true;
+    } else if (unboundedAt(source, i) > 0 && open.length > 0) open[open.length - 1] = true;
+  }
+  return false;
+}
+
 /**
  * The compiled pattern (flags `iu`). Throws VALIDATION_ERROR (field `pattern`) when it is not a
- * regular expression, is too long, or has a named group other than the holes or no `amount` hole.
+ * regular expression, is too long, repeats a repetition (or has more than 3 `.*`/`.+`), or has a
+ * named group other than the holes or no `amount` hole.
  */
 export function compilePattern(source: string): RegExp {
   if (source.length === 0 || source.length > MAX_PATTERN)
@@ -29,6 +68,8 @@ export function compilePattern(source: string): RegExp {
   } catch {
     throw invalidField('pattern', 'is not a valid regular expression');
   }
+  if (nestsQuantifiers(source) || (source.match(/\.[*+]/g)?.length ?? 0) > 3)
+    throw invalidField('pattern', 'repeats a repetition (may take too long on a long text)');
   const names = [...source.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].map((m) => m[1] ?? '');
   const unknown = names.find((n) => !HOLES.has(n));
   if (unknown)

@@ -11,8 +11,8 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
-import { learnedRuleId } from '../../modules/bank-messages/index.js';
-import { type BankRules, type RuleView, readByPattern } from '../../modules/bank-rules/index.js';
+import { bankFormat, learnedRuleId, parseBankMessage } from '../../modules/bank-messages/index.js';
+import type { BankRules, RuleView } from '../../modules/bank-rules/index.js';
 import { candidateOrders, findOrderById } from '../../modules/orders/index.js';
 import type { DeviceReview } from './device-review-service.js';
 import { bindingsOf, type DeviceEventRow, findEvent, updateEvent } from './devices-repository.js';
@@ -20,14 +20,31 @@ import { reviewOfBank, storedNonCredits } from './learned-rule-queries.js';
 import { ASSIGN_AFTER_END_MS } from './message-assign.js';
 
 const conflict = (problem: string) => new AppError('RULE_STATE_CONFLICT', [{ field: 'event_id', problem }]);
-const wordsOf = (e: { text: string | null; title: string | null }) =>
-  e.title ? `${e.title} ${e.text ?? ''}` : (e.text ?? '');
 
-/** The learned reading of a queued message by a rule, or undefined. */
+/**
+ * The reading of a queued message with the rule, as the reader would read it with the rule on (the
+ * bank's own rules first, never a credit over words of money going out): the amount and ending,
+ * or undefined when the rule does not give the reading.
+ */
 function readingOf({ rule, pattern }: { rule: RuleView; pattern: RegExp }, e: DeviceEventRow) {
   if (rule.bank_code !== e.bankCode || rule.channel !== e.channel) return undefined;
-  const read = readByPattern(pattern, e.text ?? '') ?? readByPattern(pattern, wordsOf(e));
-  return read ? { rule, read } : undefined;
+  const own = bankFormat(rule.bank_code) ?? {
+    code: rule.bank_code,
+    name: rule.bank_code,
+    senders: [],
+    packages: [],
+    rules: [],
+  };
+  const format = { ...own, learned: [{ id: rule.id, channel: rule.channel as 'sms' | 'push', pattern }] };
+  const parsed = parseBankMessage(format, {
+    channel: rule.channel as 'sms' | 'push',
+    text: e.text ?? '',
+    ...(e.title ? { title: e.title } : {}),
+  });
+  if (parsed.status !== 'parsed' || parsed.ruleId !== learnedRuleId(rule.id) || !parsed.fields.amount)
+    return undefined;
+  const { amount, mask } = parsed.fields;
+  return { rule, read: { amount, ...(mask ? { mask } : {}) } };
 }
 
 /** The queue's messages an active rule reads, each with its reading and its candidate orders. */

@@ -4,7 +4,7 @@ import { csvStream } from '../../lib/csv-stream.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import { CRYPTO_TYPES, FIAT_TYPES, PAYOUT_TYPES } from '../../modules/catalog/index.js';
 import { modeFilter, type OrderFilter } from '../../modules/orders/index.js';
-import { requirePermission } from './backoffice-session.js';
+import { needs } from './backoffice-session.js';
 import { type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
@@ -69,8 +69,7 @@ export function orderListPages(pages: App, services: ConsoleServices) {
     };
   }
 
-  pages.get('/backoffice/orders', async (request, reply) => {
-    requirePermission(request, 'orders.read');
+  pages.get('/backoffice/orders', { preValidation: needs('orders.read') }, async (request, reply) => {
     const q = request.query as Form;
     const page = Math.max(1, Math.min(10_000, Number(q.page ?? 1) || 1));
     const list = await orders.listAdminOrders(await filterOf(request), page, 50);
@@ -85,8 +84,7 @@ export function orderListPages(pages: App, services: ConsoleServices) {
     });
   });
 
-  pages.get('/backoffice/orders.csv', async (request, reply) => {
-    requirePermission(request, 'orders.read');
+  pages.get('/backoffice/orders.csv', { preValidation: needs('orders.read') }, async (request, reply) => {
     const filter = await filterOf(request);
     async function* rows() {
       for await (const o of orders.streamAdminOrders(filter)) {

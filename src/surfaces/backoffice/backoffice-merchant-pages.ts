@@ -19,6 +19,27 @@ const allTypes = [...FIAT_TYPES, ...CRYPTO_TYPES];
 const int = (v: string | undefined) => (str(v) === undefined ? undefined : Number.parseInt(String(v), 10));
 
 /**
+ * The settings form's named fields (the merchants service checks each value); the checkboxes
+ * `pt_<type>` and the limits `limit_min_<type>`, `limit_max_<type>` come as further fields.
+ */
+const SETTINGS_FIELDS = {
+  currencies: Field(500),
+  payment_types_shown: Field(10),
+  payin_fee_percent: Field(20),
+  payout_fee_percent: Field(20),
+  allow_usdt: Field(10),
+  default_amount_up: Field(20),
+  default_amount_down: Field(20),
+  order_ttl_seconds: Field(20),
+  payin_rate_limit: Field(20),
+  settlement: Field(10),
+  display_name: Field(),
+  logo_url: Field(),
+  return_url: Field(),
+  limits_shown: Field(10),
+};
+
+/**
  * Merchant settings from the console form (docs/decisions.md section 32: fields, not JSON): payment types as
  * checkboxes (`pt_<type>=on`), limits as a min and a max per payment type (`limit_min_<type>`, `limit_max_<type>`;
  * empty: none of its own). The merchants service validates every value (VALIDATION_ERROR naming it).
@@ -67,7 +88,10 @@ export function merchantPages(pages: App, services: ConsoleServices) {
   });
   pages.post(
     '/backoffice/merchants',
-    { preValidation: needs('merchants.manage'), schema: { body: FormBody({ merchant_id: Field() }) } },
+    {
+      preValidation: needs('merchants.manage'),
+      schema: { body: FormBody({ merchant_id: Field(100), ...SETTINGS_FIELDS }) },
+    },
     async (request, reply) => {
       const form = request.body;
       const user = userOf(request);
@@ -126,7 +150,7 @@ function merchantPageRoutes(pages: App, services: ConsoleServices) {
     '/backoffice/merchants/:id',
     {
       preValidation: needs('merchants.manage'),
-      schema: { params: IdParams, body: FormBody({ enabled: Field() }) },
+      schema: { params: IdParams, body: FormBody({ enabled: Field(10), ...SETTINGS_FIELDS }) },
     },
     async (request, reply) => {
       const { id } = request.params;

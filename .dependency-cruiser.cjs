@@ -24,6 +24,7 @@ const RANKS = {
   audit: 0,
   outbound: 0,
   'rate-limits': 0,
+  sessions: 0,
   metrics: 0,
   health: 1,
   home: 1,

@@ -28,6 +28,16 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   };
 }
 
+/**
+ * Validators for the pages' routes (console, portal): their bodies are HTML forms
+ * (`application/x-www-form-urlencoded`, one string per field), so every part, the body included, is
+ * coerced to the schema's types ("5" to 5, "" to a missing optional string's default).
+ */
+export function createFormValidatorCompiler(): FastifySchemaCompiler<unknown> {
+  const coercing = makeAjv({ coerceTypes: true });
+  return ({ schema }) => coercing.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+}
+
 interface AjvLikeError {
   instancePath?: string;
   keyword?: string;

@@ -70,7 +70,7 @@ describe('CSV exports neutralise formula cells in every export', () => {
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.ok(res.body.includes(orderId), res.body);
-    // The console's columns hold the merchant's order id and client id (no comment).
+    // The console's columns are the portal's (one list): the order id, client id and comment.
     assertNeutral(res.body, [HYPERLINK, SUM, MINUS, TAB]);
   });
 

@@ -180,7 +180,7 @@ describe('merchant portal: invitation, password + TOTP, scoped pages, CSV export
     const lines = csv.body.trim().split('\n');
     assert.equal(
       lines[0],
-      'id,order_id,created_at,finished_at,direction,type,status,status_reason,currency,amount,amountAfterFee,fee,client_id,comment,test',
+      'id,order_id,merchant_id,created_at,finished_at,direction,type,status,status_reason,currency,amount,requested_amount,amountAfterFee,fee,client_id,comment,test',
     );
     assert.ok(lines.some((l) => l.startsWith(`${mine.id},${mine.payment_id},`)));
     assert.ok(!csv.body.includes(theirs.id));

@@ -6,8 +6,8 @@ import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { type SecretBox, sha256Hex } from '../../lib/secrets.js';
-import { newTotpSecret, totpEnrolment, totpStep } from '../../lib/totp.js';
 import { writeAudit } from '../../platform/audit/index.js';
+import { createTwoFactor } from '../../platform/sessions/index.js';
 import type { Role } from './permissions.js';
 
 export type OperatorRow = typeof operators.$inferSelect;
@@ -33,8 +33,9 @@ const normaliseRecovery = (code: string) => code.trim().toLowerCase().replace(/\
  * good once) and recovery codes (shown once, kept as SHA-256, each good once).
  */
 export function createOperatorMfa(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
-  const { database, clock, secretBox } = deps;
-  const db = database.db;
+  const db = deps.database.db;
+  // The TOTP rules both surfaces share (docs/architecture.md "Session stack"); the rows stay ours.
+  const twoFactor = createTwoFactor(deps);
 
   /** New recovery codes for `operatorId` (replacing any left), returned once in clear. */
   async function issueRecovery(tx: Executor, operatorId: string): Promise<string[]> {
@@ -58,8 +59,8 @@ export function createOperatorMfa(deps: { database: Database; clock: Clock; secr
     if (!operator.totpSealed) return null;
     const locked = (await tx.select().from(operators).where(eq(operators.id, operator.id)).for('update'))[0];
     if (!locked?.totpSealed) return null;
-    const step = totpStep(secretBox.open(locked.totpSealed), code.trim(), clock.now());
-    if (step !== null && step > (locked.totpLastStep ?? -1)) {
+    const step = twoFactor.freshStep(locked.totpSealed, code, locked.totpLastStep);
+    if (step !== null) {
       await tx.update(operators).set({ totpLastStep: step }).where(eq(operators.id, operator.id));
       return 'totp';
     }
@@ -85,13 +86,13 @@ export function createOperatorMfa(deps: { database: Database; clock: Clock; secr
     async startEnrolment(operator: OperatorRow) {
       const label = `operator:${operator.username}`;
       const row = (await db.select().from(operators).where(eq(operators.id, operator.id)))[0];
-      if (row?.totpPendingSealed) return totpEnrolment(secretBox.open(row.totpPendingSealed), label);
-      const secret = newTotpSecret();
-      await db
-        .update(operators)
-        .set({ totpPendingSealed: secretBox.seal(secret) })
-        .where(eq(operators.id, operator.id));
-      return totpEnrolment(secret, label);
+      const pending = twoFactor.pending(row?.totpPendingSealed);
+      if (pending.fresh)
+        await db
+          .update(operators)
+          .set({ totpPendingSealed: pending.sealed })
+          .where(eq(operators.id, operator.id));
+      return twoFactor.enrolment(pending.secret, label);
     },
 
     /**
@@ -108,8 +109,7 @@ export function createOperatorMfa(deps: { database: Database; clock: Clock; secr
       return db.transaction(async (tx) => {
         const row = (await tx.select().from(operators).where(eq(operators.id, operator.id)).for('update'))[0];
         if (row?.totpSealed) throw new AppError('ALREADY_EXISTS');
-        const pending = row?.totpPendingSealed ? secretBox.open(row.totpPendingSealed) : null;
-        const step = pending ? totpStep(pending, input.code.trim(), clock.now()) : null;
+        const step = row?.totpPendingSealed ? twoFactor.step(row.totpPendingSealed, input.code) : null;
         if (step === null || !row?.totpPendingSealed)
           throw invalidField('code', 'does not match: check the phone clock and type the current code');
         await tx

@@ -9,6 +9,7 @@ export { callbackUrl, checkLimits } from './create-order-input.js';
 export { disableAfterExpiredStreak } from './expired-streak.js';
 export { newOrderRow } from './new-order.js';
 export { adminOrderView, eventActor } from './order-admin-view.js';
+export { ORDER_CSV_COLUMNS, orderCsvRow } from './order-csv.js';
 export {
   createOrderLifecycle,
   type MoveHook,

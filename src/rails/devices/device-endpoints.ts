@@ -42,6 +42,15 @@ const readOr400 = <T>(read: () => T): T => {
 };
 
 /**
+ * The `:id` of a phone's path, read in the hooks that authenticate before the schema validates (the
+ * router always gives a string; an unknown id is refused by the authentication).
+ */
+function deviceId(request: FastifyRequest): string {
+  const params: unknown = request.params;
+  return typeof params === 'object' && params !== null && 'id' in params ? String(params.id) : '';
+}
+
+/**
  * What phones post (docs/decisions.md section 24): SMS Gateway for Android's webhooks (signed), SmsForwarder's
  * template (bearer token) and the native batch (signed); the pairing link's page is the pairing
  * surface's (src/surfaces/pairing). The signature
@@ -50,8 +59,7 @@ const readOr400 = <T>(read: () => T): T => {
  */
 export function deviceEndpoints(app: App, deps: { ingest: DeviceIngest }) {
   const signed = (which: 'sms_gateway' | 'native') => async (request: FastifyRequest) => {
-    const { id } = request.params as { id: string };
-    request.phone = await deps.ingest.authenticateSigned(id, which, {
+    request.phone = await deps.ingest.authenticateSigned(deviceId(request), which, {
       body: request.rawBody ?? Buffer.alloc(0),
       timestamp: header(request, 'x-timestamp'),
       signature: header(request, 'x-signature'),
@@ -89,8 +97,7 @@ export function deviceEndpoints(app: App, deps: { ingest: DeviceIngest }) {
     {
       bodyLimit: DEVICE_BODY_LIMIT,
       preValidation: async (request) => {
-        const { id } = request.params as { id: string };
-        request.phone = await deps.ingest.authenticateBearer(id, bearerToken(request));
+        request.phone = await deps.ingest.authenticateBearer(deviceId(request), bearerToken(request));
         if (request.bodyParseError) throw new AppError('INVALID_JSON');
       },
       schema: {

@@ -1,8 +1,9 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { checkCsrf, ENROL_PATH, userOf } from './backoffice-session.js';
+import { Field, FormBody, IdParams } from '../../platform/sessions/index.js';
+import { ENROL_PATH, userOf } from './backoffice-session.js';
 import { act, withFlash } from './console-messages.js';
-import { type Form, preferenceCookie, render, str, TIME_ZONES, TZ_COOKIE } from './console-pages.js';
+import { preferenceCookie, render, str, TIME_ZONES, TZ_COOKIE } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /**
@@ -41,9 +42,8 @@ export function accountPages(pages: App, services: ConsoleServices) {
     return render(request, reply, 'two-factor.eta', { totp, required: operators.mfaOwed(user.operator) });
   });
 
-  pages.post(ENROL_PATH, async (request, reply) => {
-    const form = request.body as Form;
-    checkCsrf(request, form._csrf);
+  pages.post(ENROL_PATH, { schema: { body: FormBody({ code: Field(100) }) } }, async (request, reply) => {
+    const form = request.body;
     const user = userOf(request);
     if (user.operator.totpSealed) throw new AppError('ALREADY_EXISTS');
     // The secret is the server's pending one: a `secret` field in the form is never read.
@@ -68,58 +68,73 @@ export function accountPages(pages: App, services: ConsoleServices) {
     }
   });
 
-  pages.post('/backoffice/account/recovery-codes', async (request, reply) => {
-    const form = request.body as Form;
-    checkCsrf(request, form._csrf);
-    const user = userOf(request);
-    const codes = await operators.regenerateRecovery(user.operator, String(form.code ?? ''), user.actor);
-    return render(request, reply, 'recovery-codes.eta', { codes });
-  });
+  pages.post(
+    '/backoffice/account/recovery-codes',
+    { schema: { body: FormBody({ code: Field() }) } },
+    async (request, reply) => {
+      const form = request.body;
+      const user = userOf(request);
+      const codes = await operators.regenerateRecovery(user.operator, String(form.code ?? ''), user.actor);
+      return render(request, reply, 'recovery-codes.eta', { codes });
+    },
+  );
 
-  pages.post('/backoffice/account/password', async (request, reply) => {
-    const form = request.body as Form;
-    checkCsrf(request, form._csrf);
-    const user = userOf(request);
-    return act(reply, '/backoffice/account', async () => {
-      if (form.new_password !== form.repeat_password)
-        throw new AppError('VALIDATION_ERROR', [
-          { field: 'repeat_password', problem: 'does not match the new password' },
-        ]);
-      await operators.changePassword(
-        user.operator,
-        String(form.current_password ?? ''),
-        String(form.new_password ?? ''),
-        user.sessionId,
-        user.actor,
+  pages.post(
+    '/backoffice/account/password',
+    {
+      schema: {
+        body: FormBody({ current_password: Field(), new_password: Field(), repeat_password: Field() }),
+      },
+    },
+    async (request, reply) => {
+      const form = request.body;
+      const user = userOf(request);
+      return act(reply, '/backoffice/account', async () => {
+        if (form.new_password !== form.repeat_password)
+          throw new AppError('VALIDATION_ERROR', [
+            { field: 'repeat_password', problem: 'does not match the new password' },
+          ]);
+        await operators.changePassword(
+          user.operator,
+          String(form.current_password ?? ''),
+          String(form.new_password ?? ''),
+          user.sessionId,
+          user.actor,
+        );
+        return 'passwordChanged';
+      });
+    },
+  );
+
+  pages.post(
+    '/backoffice/account/time-zone',
+    { schema: { body: FormBody({ tz: Field() }) } },
+    async (request, reply) => {
+      const form = request.body;
+      const tz = TIME_ZONES.find((z) => z === form.tz);
+      if (!tz)
+        throw new AppError('VALIDATION_ERROR', [{ field: 'tz', problem: `one of ${TIME_ZONES.join(', ')}` }]);
+      void reply.setCookie(TZ_COOKIE, tz, preferenceCookie(request));
+      return reply.redirect(
+        withFlash('/backoffice/account', { key: 'timeZoneSaved', values: { zone: tz } }),
+        303,
       );
-      return 'passwordChanged';
-    });
-  });
-
-  pages.post('/backoffice/account/time-zone', async (request, reply) => {
-    const form = request.body as Form;
-    checkCsrf(request, form._csrf);
-    const tz = TIME_ZONES.find((z) => z === form.tz);
-    if (!tz)
-      throw new AppError('VALIDATION_ERROR', [{ field: 'tz', problem: `one of ${TIME_ZONES.join(', ')}` }]);
-    void reply.setCookie(TZ_COOKIE, tz, preferenceCookie(request));
-    return reply.redirect(
-      withFlash('/backoffice/account', { key: 'timeZoneSaved', values: { zone: tz } }),
-      303,
-    );
-  });
+    },
+  );
 
   for (const kind of ['sessions', 'tokens'] as const) {
-    pages.post(`/backoffice/account/${kind}/:id/revoke`, async (request, reply) => {
-      const form = request.body as Form;
-      checkCsrf(request, form._csrf);
-      const user = userOf(request);
-      const { id } = request.params as { id: string };
-      return act(reply, '/backoffice/account', async () => {
-        if (kind === 'sessions') await operators.revokeSession(user.operator.username, id, user.actor);
-        else await operators.revokeTokens(user.operator.username, user.actor, str(id) ?? '-');
-        return kind === 'sessions' ? 'sessionEnded' : 'tokenRevoked';
-      });
-    });
+    pages.post(
+      `/backoffice/account/${kind}/:id/revoke`,
+      { schema: { params: IdParams, body: FormBody({}) } },
+      async (request, reply) => {
+        const user = userOf(request);
+        const { id } = request.params;
+        return act(reply, '/backoffice/account', async () => {
+          if (kind === 'sessions') await operators.revokeSession(user.operator.username, id, user.actor);
+          else await operators.revokeTokens(user.operator.username, user.actor, str(id) ?? '-');
+          return kind === 'sessions' ? 'sessionEnded' : 'tokenRevoked';
+        });
+      },
+    );
   }
 }

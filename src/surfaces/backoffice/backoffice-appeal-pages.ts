@@ -1,8 +1,9 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import type { OrdersService } from '../../modules/orders/index.js';
+import { Field, FormBody, IdParams } from '../../platform/sessions/index.js';
 import type { AppealsService } from '../../rails/appeals/index.js';
-import { checkCsrf, requirePermission } from './backoffice-session.js';
+import { needs, userOf } from './backoffice-session.js';
 import { act } from './console-messages.js';
 import { type Form, render, str } from './console-pages.js';
 
@@ -14,8 +15,7 @@ const STATUSES = ['open', 'accepted', 'rejected'] as const;
  * order succeeds as a late payment) or reject with a reason. The same service as the admin API.
  */
 export function appealPages(pages: App, services: { appeals: AppealsService; orders: OrdersService }) {
-  pages.get('/backoffice/appeals', async (request, reply) => {
-    requirePermission(request, 'orders.read');
+  pages.get('/backoffice/appeals', { preValidation: needs('orders.read') }, async (request, reply) => {
     const q = request.query as Form;
     const status = STATUSES.find((s) => s === q.status) ?? 'open';
     const list = await services.appeals.list({ status }, 200);
@@ -26,21 +26,28 @@ export function appealPages(pages: App, services: { appeals: AppealsService; ord
     return render(request, reply, 'appeals.eta', { rows, status, statuses: STATUSES });
   });
   for (const decision of ['accept', 'reject'] as const) {
-    pages.post(`/backoffice/appeals/:id/${decision}`, async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const form = request.body as Form;
-      checkCsrf(request, form._csrf);
-      const user = requirePermission(request, 'orders.manage');
-      return act(reply, '/backoffice/appeals', async () => {
-        const reason = str(form.reason) ?? null;
-        if (decision === 'reject') {
-          if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
-          await services.appeals.reject(id, reason, user.actor);
-          return 'appealRejected';
-        }
-        await services.appeals.accept(id, reason, user.actor);
-        return 'appealAccepted';
-      });
-    });
+    pages.post(
+      `/backoffice/appeals/:id/${decision}`,
+      {
+        preValidation: needs('orders.manage'),
+        schema: { params: IdParams, body: FormBody({ reason: Field() }) },
+      },
+      async (request, reply) => {
+        const { id } = request.params;
+        const form = request.body;
+        const user = userOf(request);
+        return act(reply, '/backoffice/appeals', async () => {
+          const reason = str(form.reason) ?? null;
+          if (decision === 'reject') {
+            if (!reason)
+              throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
+            await services.appeals.reject(id, reason, user.actor);
+            return 'appealRejected';
+          }
+          await services.appeals.accept(id, reason, user.actor);
+          return 'appealAccepted';
+        });
+      },
+    );
   }
 }

@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Type } from '@sinclair/typebox';
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { requirePermission, SESSION_COOKIE } from './backoffice-session.js';
+import { PathParam } from '../../platform/sessions/index.js';
+import { needs, SESSION_COOKIE } from './backoffice-session.js';
 import { render } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 import type { Dashboard } from './dashboard.js';
@@ -47,78 +49,83 @@ export function dashboardPages(
   pages.addHook('preClose', async () => {
     for (const stop of [...streams]) stop();
   });
-  pages.get('/backoffice/assets/:script', async (request, reply) => {
-    const script = SCRIPTS.get((request.params as { script: string }).script);
-    if (!script) throw new AppError('NOT_FOUND');
-    return reply
-      .header('content-type', 'text/javascript; charset=utf-8')
-      .header('cache-control', 'public, max-age=300')
-      .send(script);
-  });
+  pages.get(
+    '/backoffice/assets/:script',
+    { schema: { params: Type.Object({ script: PathParam }) } },
+    async (request, reply) => {
+      const script = SCRIPTS.get(request.params.script);
+      if (!script) throw new AppError('NOT_FOUND');
+      return reply
+        .header('content-type', 'text/javascript; charset=utf-8')
+        .header('cache-control', 'public, max-age=300')
+        .send(script);
+    },
+  );
 
-  pages.get('/backoffice/dashboard', async (request, reply) => {
-    requirePermission(request, 'orders.read');
+  pages.get('/backoffice/dashboard', { preValidation: needs('orders.read') }, async (request, reply) => {
     return render(request, reply, 'dashboard.eta', { f: await deps.dashboard.figures(), age: ageText });
   });
 
-  pages.get('/backoffice/dashboard/stream', async (request, reply) => {
-    requirePermission(request, 'orders.read');
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      // Proxies (nginx) must pass each event on at once.
-      'x-accel-buffering': 'no',
-    });
-    let open = true;
-    let timer: NodeJS.Timeout | undefined;
-    let watch: NodeJS.Timeout | undefined;
-    let end: NodeJS.Timeout | undefined;
-    const token = request.cookies[SESSION_COOKIE] ?? '';
-    const check = async () => {
-      const alive = await deps.sessionAlive(token, request.ip).catch(() => false);
-      if (!alive) stop();
-      return alive;
-    };
-    const push = async () => {
-      if (!(await check())) return;
-      try {
-        const figures = await deps.dashboard.figures();
-        if (open) res.write(`event: figures\ndata: ${JSON.stringify(figures)}\n\n`);
-      } catch (err) {
-        request.log.warn({ err }, 'dashboard figures failed');
-        if (open) res.write(': figures unavailable\n\n');
-      }
-    };
-    res.write(`retry: ${PUSH_SECONDS * 1000}\n\n`);
-    await push();
-    // Timers never hold the process open, and the stream ends with its connection or the server.
-    if (!open) return;
-    timer = setInterval(() => void push(), PUSH_SECONDS * 1000).unref();
-    watch = setInterval(() => void check(), SESSION_CHECK_SECONDS * 1000).unref();
-    end = setTimeout(() => stop(), STREAM_SECONDS * 1000).unref();
-    function stop() {
+  pages.get(
+    '/backoffice/dashboard/stream',
+    { preValidation: needs('orders.read') },
+    async (request, reply) => {
+      reply.hijack();
+      const res = reply.raw;
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+        // Proxies (nginx) must pass each event on at once.
+        'x-accel-buffering': 'no',
+      });
+      let open = true;
+      let timer: NodeJS.Timeout | undefined;
+      let watch: NodeJS.Timeout | undefined;
+      let end: NodeJS.Timeout | undefined;
+      const token = request.cookies[SESSION_COOKIE] ?? '';
+      const check = async () => {
+        const alive = await deps.sessionAlive(token, request.ip).catch(() => false);
+        if (!alive) stop();
+        return alive;
+      };
+      const push = async () => {
+        if (!(await check())) return;
+        try {
+          const figures = await deps.dashboard.figures();
+          if (open) res.write(`event: figures\ndata: ${JSON.stringify(figures)}\n\n`);
+        } catch (err) {
+          request.log.warn({ err }, 'dashboard figures failed');
+          if (open) res.write(': figures unavailable\n\n');
+        }
+      };
+      res.write(`retry: ${PUSH_SECONDS * 1000}\n\n`);
+      await push();
+      // Timers never hold the process open, and the stream ends with its connection or the server.
       if (!open) return;
-      open = false;
-      clearInterval(timer);
-      clearInterval(watch);
-      clearTimeout(end);
-      streams.delete(stop);
-      res.end();
-    }
-    streams.add(stop);
-    res.on('close', stop);
-    // The browser may have gone during the first push.
-    if (res.destroyed || res.writableEnded) stop();
-  });
+      timer = setInterval(() => void push(), PUSH_SECONDS * 1000).unref();
+      watch = setInterval(() => void check(), SESSION_CHECK_SECONDS * 1000).unref();
+      end = setTimeout(() => stop(), STREAM_SECONDS * 1000).unref();
+      function stop() {
+        if (!open) return;
+        open = false;
+        clearInterval(timer);
+        clearInterval(watch);
+        clearTimeout(end);
+        streams.delete(stop);
+        res.end();
+      }
+      streams.add(stop);
+      res.on('close', stop);
+      // The browser may have gone during the first push.
+      if (res.destroyed || res.writableEnded) stop();
+    },
+  );
 }
 
 /** Webhook deliveries failing (the dashboard's tile): retrying after a failure, or given up. */
 export function failingWebhookPages(pages: App, deps: { webhooks: ConsoleServices['webhooks'] }) {
-  pages.get('/backoffice/webhooks', async (request, reply) => {
-    requirePermission(request, 'orders.read');
+  pages.get('/backoffice/webhooks', { preValidation: needs('orders.read') }, async (request, reply) => {
     const [pending, exhausted] = await Promise.all([
       deps.webhooks.list({ status: 'pending' }, 500),
       deps.webhooks.list({ status: 'exhausted' }, 200),

@@ -3,32 +3,13 @@ import type { App } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import { CRYPTO_TYPES, FIAT_TYPES, PAYOUT_TYPES } from '../../modules/catalog/index.js';
-import { modeFilter, type OrderFilter } from '../../modules/orders/index.js';
-import { requirePermission } from './backoffice-session.js';
+import { modeFilter, ORDER_CSV_COLUMNS, type OrderFilter, orderCsvRow } from '../../modules/orders/index.js';
+import { needs } from './backoffice-session.js';
 import { type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
 /** The payment types the orders filter offers (a choice, never free text). */
 const ORDER_TYPES = [...new Set([...FIAT_TYPES, ...CRYPTO_TYPES, ...PAYOUT_TYPES])];
-
-/** The orders CSV's columns: the admin API's field names, numbers as it shows them, ISO 8601 UTC times. */
-const COLUMNS = [
-  'id',
-  'order_id',
-  'merchant_id',
-  'created_at',
-  'finished_at',
-  'direction',
-  'type',
-  'status',
-  'status_reason',
-  'currency',
-  'amount',
-  'requested_amount',
-  'fee',
-  'client_id',
-  'test',
-] as const;
 
 const SORTS = ['created_desc', 'created_asc', 'amount_desc', 'amount_asc'] as const;
 
@@ -69,8 +50,7 @@ export function orderListPages(pages: App, services: ConsoleServices) {
     };
   }
 
-  pages.get('/backoffice/orders', async (request, reply) => {
-    requirePermission(request, 'orders.read');
+  pages.get('/backoffice/orders', { preValidation: needs('orders.read') }, async (request, reply) => {
     const q = request.query as Form;
     const page = Math.max(1, Math.min(10_000, Number(q.page ?? 1) || 1));
     const list = await orders.listAdminOrders(await filterOf(request), page, 50);
@@ -85,18 +65,14 @@ export function orderListPages(pages: App, services: ConsoleServices) {
     });
   });
 
-  pages.get('/backoffice/orders.csv', async (request, reply) => {
-    requirePermission(request, 'orders.read');
+  pages.get('/backoffice/orders.csv', { preValidation: needs('orders.read') }, async (request, reply) => {
     const filter = await filterOf(request);
     async function* rows() {
-      for await (const o of orders.streamAdminOrders(filter)) {
-        const view = o as unknown as Record<string, unknown>;
-        yield Object.fromEntries(COLUMNS.map((c) => [c, view[c] ?? '']));
-      }
+      for await (const o of orders.streamAdminOrders(filter)) yield orderCsvRow(o);
     }
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="orders.csv"')
-      .send(csvStream(COLUMNS, rows()));
+      .send(csvStream(ORDER_CSV_COLUMNS, rows()));
   });
 }

@@ -1,6 +1,7 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { checkCsrf, requirePermission } from './backoffice-session.js';
+import { Field, FormBody, IdParams } from '../../platform/sessions/index.js';
+import { needs, userOf } from './backoffice-session.js';
 import { safeBack } from './console-confirm.js';
 import { act } from './console-messages.js';
 import { type Form, render, str } from './console-pages.js';
@@ -14,8 +15,7 @@ import type { ConsoleServices } from './console-services.js';
 export function receiptPages(pages: App, services: ConsoleServices) {
   const { receipts, orders, deviceReview } = services;
 
-  pages.get('/backoffice/receipts', async (request, reply) => {
-    requirePermission(request, 'orders.read');
+  pages.get('/backoffice/receipts', { preValidation: needs('orders.read') }, async (request, reply) => {
     const status = (request.query as Form).status ?? 'under_review';
     const list = await receipts.list(status as 'under_review' | 'accepted' | 'rejected', 200);
     // Beside each file: what the payer should have paid, where, and any bank message of that amount.
@@ -39,35 +39,44 @@ export function receiptPages(pages: App, services: ConsoleServices) {
       script: '/backoffice/assets/queue-keys.js',
     });
   });
-  pages.get('/backoffice/receipts/:id/file', async (request, reply) => {
-    requirePermission(request, 'orders.read');
-    const file = await receipts.file((request.params as { id: string }).id);
-    return (
-      reply
-        .header('content-type', file.contentType)
-        .header('content-disposition', `inline; filename="${file.filename}"`)
-        .header('x-content-type-options', 'nosniff')
-        // Shown inside the console's own order page (frame-ancestors 'self'); sandboxed, no script.
-        .header(
-          'content-security-policy',
-          "default-src 'none'; img-src 'self'; object-src 'self'; sandbox; frame-ancestors 'self'",
-        )
-        .send(file.stream)
-    );
-  });
+  pages.get(
+    '/backoffice/receipts/:id/file',
+    { preValidation: needs('orders.read'), schema: { params: IdParams } },
+    async (request, reply) => {
+      const file = await receipts.file(request.params.id);
+      return (
+        reply
+          .header('content-type', file.contentType)
+          .header('content-disposition', `inline; filename="${file.filename}"`)
+          .header('x-content-type-options', 'nosniff')
+          // Shown inside the console's own order page (frame-ancestors 'self'); sandboxed, no script.
+          .header(
+            'content-security-policy',
+            "default-src 'none'; img-src 'self'; object-src 'self'; sandbox; frame-ancestors 'self'",
+          )
+          .send(file.stream)
+      );
+    },
+  );
   for (const decision of ['accept', 'reject'] as const) {
-    pages.post(`/backoffice/receipts/:id/${decision}`, async (request, reply) => {
-      const { id } = request.params as { id: string };
-      const form = request.body as Form;
-      checkCsrf(request, form._csrf);
-      const user = requirePermission(request, 'receipts.moderate');
-      return act(reply, safeBack(str(form.back), '/backoffice/receipts'), async () => {
-        const reason = str(form.reason) ?? null;
-        if (decision === 'reject' && !reason)
-          throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
-        await receipts.review(id, decision === 'accept' ? 'accepted' : 'rejected', reason, user.actor);
-        return decision === 'accept' ? 'receiptAccepted' : 'receiptRejected';
-      });
-    });
+    pages.post(
+      `/backoffice/receipts/:id/${decision}`,
+      {
+        preValidation: needs('receipts.moderate'),
+        schema: { params: IdParams, body: FormBody({ back: Field(), reason: Field() }) },
+      },
+      async (request, reply) => {
+        const { id } = request.params;
+        const form = request.body;
+        const user = userOf(request);
+        return act(reply, safeBack(str(form.back), '/backoffice/receipts'), async () => {
+          const reason = str(form.reason) ?? null;
+          if (decision === 'reject' && !reason)
+            throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);
+          await receipts.review(id, decision === 'accept' ? 'accepted' : 'rejected', reason, user.actor);
+          return decision === 'accept' ? 'receiptAccepted' : 'receiptRejected';
+        });
+      },
+    );
   }
 }

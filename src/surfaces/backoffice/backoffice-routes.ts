@@ -1,18 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import view from '@fastify/view';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { Eta } from 'eta';
-import type { FastifyRequest } from 'fastify';
 import { logFailure } from '../../http/error-handler.js';
 import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import { MULTIPART_LIMITS, type UploadReader } from '../../http/multipart.js';
 import type { App } from '../../http/schemas.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
-import { lastValues, parseFormBody } from '../../lib/form-fields.js';
+import {
+  type FailureLimit,
+  Field,
+  FormBody,
+  IdParams,
+  registerFormScope,
+  type SessionRouteConfig,
+} from '../../platform/sessions/index.js';
 import { accountPages } from './backoffice-account-pages.js';
 import { adminPages } from './backoffice-admin-pages.js';
 import { appealPages } from './backoffice-appeal-pages.js';
@@ -23,23 +28,43 @@ import { operatorPages } from './backoffice-operator-pages.js';
 import { orderListPages } from './backoffice-order-list.js';
 import { receiptPages } from './backoffice-receipt-pages.js';
 import { rulePages } from './backoffice-rule-pages.js';
-import {
-  checkCsrf,
-  checkLoginCsrf,
-  cookieOptions,
-  ENROL_PATH,
-  issueLoginCsrf,
-  LOGIN_CSRF_COOKIE,
-  loadSession,
-  requirePermission,
-  SESSION_COOKIE,
-  userOf,
-} from './backoffice-session.js';
+import { checkCsrf, consoleSessions, needs, needsAny, userOf } from './backoffice-session.js';
+import { signInPages } from './backoffice-sign-in.js';
 import { confirmFirst, safeBack } from './console-confirm.js';
 import { act, consoleErrorText } from './console-messages.js';
-import { accountText, type Form, pageBasics, render, str } from './console-pages.js';
+import { accountText, pageBasics, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 import { createDashboard } from './dashboard.js';
+
+/** An order's confirmation: the fields an operator may give (docs/api.md "Operator console"). */
+const ConfirmBody = FormBody({
+  reason: Field(),
+  tx_hash: Field(200),
+  position: Field(20),
+  received_amount: Field(40),
+  confirmed: Field(10),
+});
+const ReasonBody = FormBody({ reason: Field(), confirmed: Field(10) });
+const ResendBody = FormBody({ order_id: Field(200) });
+const PayoutsQuery = Type.Object({
+  status: Type.Optional(
+    Type.Union([Type.Literal('pending'), Type.Literal('success'), Type.Literal('error')]),
+  ),
+});
+
+/**
+ * An action on an order: a role that may manage neither orders nor payouts is refused first; which
+ * of the two the order needs is checked once it is read (its direction).
+ */
+const orderAction = <B extends TSchema>(body: B) => ({
+  preValidation: needsAny(['orders.manage', 'payouts.manage']),
+  schema: { params: IdParams, body },
+});
+/** An action on a payout: `payouts.manage` first. */
+const payoutAction = <B extends TSchema>(body: B) => ({
+  preValidation: needs('payouts.manage'),
+  schema: { params: IdParams, body },
+});
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CSS = readFileSync(here('./assets/backoffice.css'));
@@ -64,22 +89,15 @@ export function backofficeRoutes(
     /** Reads and drops multipart uploads (a payout's proof). */
     uploads: UploadReader;
     /** Wrong-password throttle per IP (only failures count). */
-    loginThrottle: {
-      check(request: FastifyRequest): Promise<void>;
-      fail(request: FastifyRequest): Promise<void>;
-    };
+    loginThrottle: FailureLimit;
   },
 ) {
   const { services } = deps;
   const { orders, receipts, payouts, webhooks, operators } = services;
+  const sessions = consoleSessions(operators);
 
   void app.register(async (scope: App) => {
-    await scope.register(cookie);
-    // One string per field and query name (src/lib/form-fields.ts): a repeated name is never a list.
-    await scope.register(formbody, { parser: parseFormBody });
-    scope.addHook('onRequest', async (request) => {
-      request.query = lastValues(request.query);
-    });
+    await registerFormScope(scope);
     await scope.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
     await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
     scope.addHook('onSend', async (_request, reply) => {
@@ -118,49 +136,12 @@ export function backofficeRoutes(
         .send(CSS),
     );
 
-    // --- login / logout -------------------------------------------------------------------------
-    scope.get('/backoffice/login', async (request, reply) => {
-      const csrf = issueLoginCsrf(request, reply);
-      return reply.type('text/html; charset=utf-8').view('login.eta', {
-        ...pageBasics(request, reply),
-        csrf,
-        error: (request.query as { error?: string }).error ?? null,
-      });
-    });
-    scope.post('/backoffice/login', async (request, reply) => {
-      await deps.loginThrottle.check(request);
-      const form = request.body as Form;
-      if (!checkLoginCsrf(request, form._csrf)) return reply.redirect('/backoffice/login?error=expired', 303);
-      const session = await operators.login({
-        username: String(form.username ?? ''),
-        password: String(form.password ?? ''),
-        code: String(form.code ?? ''),
-        ip: request.ip,
-        userAgent: String(request.headers['user-agent'] ?? ''),
-      });
-      if (!session.ok) {
-        await deps.loginThrottle.fail(request);
-        return reply.redirect('/backoffice/login?error=invalid', 303);
-      }
-      void reply.clearCookie(LOGIN_CSRF_COOKIE, cookieOptions(request));
-      void reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, 12 * 3600));
-      return reply.redirect(session.scope === 'enrol' ? ENROL_PATH : '/backoffice', 303);
-    });
-    scope.post('/backoffice/logout', async (request, reply) => {
-      const token = request.cookies[SESSION_COOKIE];
-      if (token && (await loadSession(request, reply, operators))) {
-        checkCsrf(request, (request.body as Form)._csrf);
-        await operators.logout(token);
-      }
-      void reply.clearCookie(SESSION_COOKIE, cookieOptions(request));
-      return reply.redirect('/backoffice/login', 303);
-    });
+    signInPages(scope, { sessions, operators, loginThrottle: deps.loginThrottle });
 
     // Everything else needs a session.
     scope.register(async (pages: App) => {
-      pages.addHook('preHandler', async (request, reply) => {
-        if (!(await loadSession(request, reply, operators))) return reply;
-      });
+      // The session, then every post's CSRF token, before a route's permission, schema or handler.
+      pages.addHook('preValidation', sessions.guard);
 
       pages.get('/backoffice', async (request, reply) => {
         const user = userOf(request);
@@ -170,21 +151,23 @@ export function backofficeRoutes(
       // --- orders ---------------------------------------------------------------------------------
       orderListPages(pages, services);
 
-      pages.get('/backoffice/orders/:id', async (request, reply) => {
-        requirePermission(request, 'orders.read');
-        const { id } = request.params as { id: string };
-        const order = await orders.getAdminOrder(id);
-        const [orderReceipts, deliveries] = await Promise.all([
-          receipts.forOrder(id),
-          webhooks.list({ orderId: id }),
-        ]);
-        return render(request, reply, 'order.eta', { order, receipts: orderReceipts, deliveries });
-      });
+      pages.get(
+        '/backoffice/orders/:id',
+        { preValidation: needs('orders.read'), schema: { params: IdParams } },
+        async (request, reply) => {
+          const { id } = request.params;
+          const order = await orders.getAdminOrder(id);
+          const [orderReceipts, deliveries] = await Promise.all([
+            receipts.forOrder(id),
+            webhooks.list({ orderId: id }),
+          ]);
+          return render(request, reply, 'order.eta', { order, receipts: orderReceipts, deliveries });
+        },
+      );
 
-      pages.post('/backoffice/orders/:id/confirm', async (request, reply) => {
-        const { id } = request.params as { id: string };
-        const form = request.body as Form;
-        checkCsrf(request, form._csrf);
+      pages.post('/backoffice/orders/:id/confirm', orderAction(ConfirmBody), async (request, reply) => {
+        const { id } = request.params;
+        const form = request.body;
         const user = userOf(request);
         const order = await orders.getAdminOrder(id);
         const asked = confirmFirst(request, reply, form, {
@@ -219,10 +202,9 @@ export function backofficeRoutes(
         });
       });
 
-      pages.post('/backoffice/orders/:id/cancel', async (request, reply) => {
-        const { id } = request.params as { id: string };
-        const form = request.body as Form;
-        checkCsrf(request, form._csrf);
+      pages.post('/backoffice/orders/:id/cancel', orderAction(ReasonBody), async (request, reply) => {
+        const { id } = request.params;
+        const form = request.body;
         const order = await orders.getAdminOrder(id);
         const asked = confirmFirst(request, reply, form, {
           kind: 'cancelOrder',
@@ -239,61 +221,73 @@ export function backofficeRoutes(
         });
       });
 
-      pages.post('/backoffice/webhooks/:id/resend', async (request, reply) => {
-        const { id } = request.params as { id: string };
-        const form = request.body as Form;
-        checkCsrf(request, form._csrf);
-        requirePermission(request, 'orders.manage');
-        return act(
-          reply,
-          safeBack(`/backoffice/orders/${str(form.order_id) ?? ''}`, '/backoffice/orders'),
-          async () => {
-            await webhooks.resend(id, userOf(request).actor);
-            return 'webhookQueued';
-          },
-        );
-      });
+      pages.post(
+        '/backoffice/webhooks/:id/resend',
+        { preValidation: needs('orders.manage'), schema: { params: IdParams, body: ResendBody } },
+        async (request, reply) => {
+          const { id } = request.params;
+          const form = request.body;
+          return act(
+            reply,
+            safeBack(`/backoffice/orders/${str(form.order_id) ?? ''}`, '/backoffice/orders'),
+            async () => {
+              await webhooks.resend(id, userOf(request).actor);
+              return 'webhookQueued';
+            },
+          );
+        },
+      );
 
       receiptPages(pages, services);
 
       // --- payouts --------------------------------------------------------------------------------
-      pages.get('/backoffice/payouts', async (request, reply) => {
-        requirePermission(request, 'payouts.read');
-        const status = ((request.query as Form).status ?? 'pending') as 'pending' | 'success' | 'error';
-        return render(request, reply, 'payouts.eta', {
-          list: await payouts.list(status, 200),
-          status,
-          accountText,
-        });
-      });
-      pages.post('/backoffice/payouts/:id/take', async (request, reply) => {
-        const { id } = request.params as { id: string };
-        checkCsrf(request, (request.body as Form)._csrf);
-        const user = requirePermission(request, 'payouts.manage');
+      pages.get(
+        '/backoffice/payouts',
+        { preValidation: needs('payouts.read'), schema: { querystring: PayoutsQuery } },
+        async (request, reply) => {
+          const status = request.query.status ?? 'pending';
+          return render(request, reply, 'payouts.eta', {
+            list: await payouts.list(status, 200),
+            status,
+            accountText,
+          });
+        },
+      );
+      pages.post('/backoffice/payouts/:id/take', payoutAction(FormBody({})), async (request, reply) => {
+        const { id } = request.params;
+        const user = userOf(request);
         return act(reply, '/backoffice/payouts', async () => {
           await payouts.take(id, user.actor);
           return 'payoutTaken';
         });
       });
-      pages.post('/backoffice/payouts/:id/sent', async (request, reply) => {
-        const { id } = request.params as { id: string };
-        const upload = await deps.uploads.read(request.parts(), 'proof');
-        try {
-          checkCsrf(request, upload.fields._csrf);
-          const user = requirePermission(request, 'payouts.manage');
-          return await act(reply, '/backoffice/payouts', async () => {
-            await orders.confirm(id, { reason: str(upload.fields.reason) }, user.actor, upload);
-            return 'payoutSent';
-          });
-        } finally {
-          await deps.uploads.discard(upload);
-        }
-      });
-      pages.post('/backoffice/payouts/:id/failed', async (request, reply) => {
-        const { id } = request.params as { id: string };
-        const form = request.body as Form;
-        checkCsrf(request, form._csrf);
-        const user = requirePermission(request, 'payouts.manage');
+      pages.post(
+        '/backoffice/payouts/:id/sent',
+        {
+          preValidation: needs('payouts.manage'),
+          schema: { params: IdParams },
+          // The CSRF field comes in the multipart parts: checked here, after the permission.
+          config: { csrfInParts: true } satisfies SessionRouteConfig,
+        },
+        async (request, reply) => {
+          const { id } = request.params;
+          const upload = await deps.uploads.read(request.parts(), 'proof');
+          try {
+            checkCsrf(request, upload.fields._csrf);
+            const user = userOf(request);
+            return await act(reply, '/backoffice/payouts', async () => {
+              await orders.confirm(id, { reason: str(upload.fields.reason) }, user.actor, upload);
+              return 'payoutSent';
+            });
+          } finally {
+            await deps.uploads.discard(upload);
+          }
+        },
+      );
+      pages.post('/backoffice/payouts/:id/failed', payoutAction(ReasonBody), async (request, reply) => {
+        const { id } = request.params;
+        const form = request.body;
+        const user = userOf(request);
         return act(reply, '/backoffice/payouts', async () => {
           const reason = str(form.reason);
           if (!reason) throw new AppError('VALIDATION_ERROR', [{ field: 'reason', problem: 'is required' }]);

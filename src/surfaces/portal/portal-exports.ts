@@ -1,26 +1,8 @@
 import type { App } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
+import { ORDER_CSV_COLUMNS, orderCsvRow } from '../../modules/orders/index.js';
 import type { PortalService } from './portal-service.js';
 import { type Form, portalUserOf } from './portal-session.js';
-
-/** The orders CSV's columns: the API's field names, numbers as the API shows them, ISO 8601 UTC times. */
-export const ORDER_COLUMNS = [
-  'id',
-  'order_id',
-  'created_at',
-  'finished_at',
-  'direction',
-  'type',
-  'status',
-  'status_reason',
-  'currency',
-  'amount',
-  'amountAfterFee',
-  'fee',
-  'client_id',
-  'comment',
-  'test',
-] as const;
 
 /** The statement CSV's columns. */
 export const STATEMENT_COLUMNS = [
@@ -42,15 +24,12 @@ export function portalExports(pages: App, deps: { portal: PortalService }) {
     const user = portalUserOf(request);
     const stream = portal.ordersStream(user, request.query as Form);
     async function* rows() {
-      for await (const row of stream) {
-        const o = portal.orderView(row) as unknown as Record<string, unknown>;
-        yield Object.fromEntries(ORDER_COLUMNS.map((c) => [c, o[c] ?? '']));
-      }
+      for await (const row of stream) yield orderCsvRow(portal.orderView(row));
     }
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', attachment(`orders-${user.merchantId}.csv`))
-      .send(csvStream(ORDER_COLUMNS, rows()));
+      .send(csvStream(ORDER_CSV_COLUMNS, rows()));
   });
 
   pages.get('/portal/statement.csv', async (request, reply) => {

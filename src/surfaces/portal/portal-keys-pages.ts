@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { App } from '../../http/schemas.js';
+import { Field, FormBody } from '../../platform/sessions/index.js';
 import type { PortalService, ShownOnceKey } from './portal-service.js';
-import { checkPortalCsrf, type Form, portalCookie, renderPortal, requireRole } from './portal-session.js';
+import { allowRoles, type Form, portalCookie, portalUserOf, renderPortal } from './portal-session.js';
 
 /** The cookie that carries a new key, sealed, from the POST to the one GET that shows it. */
 const NEW_KEY_COOKIE = 'portal_new_key';
@@ -37,8 +38,8 @@ function redirectShowingOnce(
 export function portalKeysPages(pages: App, deps: { portal: PortalService }) {
   const { portal } = deps;
 
-  pages.get('/portal/keys', async (request, reply) => {
-    const user = requireRole(request, 'owner', 'developer');
+  pages.get('/portal/keys', { preValidation: allowRoles('owner', 'developer') }, async (request, reply) => {
+    const user = portalUserOf(request);
     const q = request.query as Form;
     const sealed = request.cookies[NEW_KEY_COOKIE];
     const shown = sealed ? portal.openShownOnce(user, sealed) : null;
@@ -53,30 +54,38 @@ export function portalKeysPages(pages: App, deps: { portal: PortalService }) {
     });
   });
 
-  pages.post('/portal/keys/rotate', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner');
-    const grace = Number.parseInt(form.grace ?? '0', 10);
-    if (form.confirmed !== 'yes')
-      return reply.redirect(`/portal/keys?confirm=1&grace=${Number.isFinite(grace) ? grace : 0}`, 303);
-    const rotated = await portal.rotateKey(user, Number.isFinite(grace) ? grace : -1, request.ip);
-    return redirectShowingOnce(request, reply, portal, user, {
-      api_key: rotated.api_key,
-      mode: rotated.mode,
-      previous_key_valid_until: rotated.previous_key_valid_until,
-    });
-  });
+  pages.post(
+    '/portal/keys/rotate',
+    {
+      preValidation: allowRoles('owner'),
+      schema: { body: FormBody({ confirmed: Field(), grace: Field() }) },
+    },
+    async (request, reply) => {
+      const form = request.body;
+      const user = portalUserOf(request);
+      const grace = Number.parseInt(form.grace ?? '0', 10);
+      if (form.confirmed !== 'yes')
+        return reply.redirect(`/portal/keys?confirm=1&grace=${Number.isFinite(grace) ? grace : 0}`, 303);
+      const rotated = await portal.rotateKey(user, Number.isFinite(grace) ? grace : -1, request.ip);
+      return redirectShowingOnce(request, reply, portal, user, {
+        api_key: rotated.api_key,
+        mode: rotated.mode,
+        previous_key_valid_until: rotated.previous_key_valid_until,
+      });
+    },
+  );
 
-  pages.post('/portal/keys/test', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner', 'developer');
-    const issued = await portal.issueTestKey(user, request.ip);
-    return redirectShowingOnce(request, reply, portal, user, {
-      api_key: issued.api_key,
-      mode: issued.mode,
-      previous_key_valid_until: null,
-    });
-  });
+  pages.post(
+    '/portal/keys/test',
+    { preValidation: allowRoles('owner', 'developer'), schema: { body: FormBody({}) } },
+    async (request, reply) => {
+      const user = portalUserOf(request);
+      const issued = await portal.issueTestKey(user, request.ip);
+      return redirectShowingOnce(request, reply, portal, user, {
+        api_key: issued.api_key,
+        mode: issued.mode,
+        previous_key_valid_until: null,
+      });
+    },
+  );
 }

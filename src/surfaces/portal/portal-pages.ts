@@ -1,8 +1,9 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
 import { CRYPTO_TYPES, FIAT_TYPES, PAYOUT_TYPES } from '../../modules/catalog/index.js';
+import { Field, FormBody, IdParams } from '../../platform/sessions/index.js';
 import type { PortalService } from './portal-service.js';
-import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } from './portal-session.js';
+import { allowRoles, type Form, portalUserOf, renderPortal } from './portal-session.js';
 import type { PortalUsers } from './portal-users.js';
 
 /** The payment types the orders filter offers (a choice, never free text). */
@@ -68,19 +69,21 @@ export function portalPages(pages: App, deps: { portal: PortalService; users: Po
     });
   });
 
-  pages.get('/portal/orders/:id', async (request, reply) => {
+  pages.get('/portal/orders/:id', { schema: { params: IdParams } }, async (request, reply) => {
     const user = portalUserOf(request);
-    const data = await portal.order(user, (request.params as { id: string }).id);
+    const data = await portal.order(user, request.params.id);
     return renderPortal(request, reply, 'order.eta', data);
   });
 
-  pages.post('/portal/deliveries/:id/resend', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner', 'developer');
-    const copy = await portal.resend(user, (request.params as { id: string }).id, request.ip);
-    return reply.redirect(back(`/portal/orders/${encodeURIComponent(copy.order_id ?? '')}`, 'resent'), 303);
-  });
+  pages.post(
+    '/portal/deliveries/:id/resend',
+    { preValidation: allowRoles('owner', 'developer'), schema: { params: IdParams, body: FormBody({}) } },
+    async (request, reply) => {
+      const user = portalUserOf(request);
+      const copy = await portal.resend(user, request.params.id, request.ip);
+      return reply.redirect(back(`/portal/orders/${encodeURIComponent(copy.order_id ?? '')}`, 'resent'), 303);
+    },
+  );
 
   pages.get('/portal/statement', async (request, reply) => {
     const user = portalUserOf(request);
@@ -108,25 +111,31 @@ export function portalPages(pages: App, deps: { portal: PortalService; users: Po
     return renderPortal(request, reply, 'appeals.eta', { list: await portal.appeals(user) });
   });
 
-  pages.get('/portal/users', async (request, reply) => {
-    const user = requireRole(request, 'owner');
+  pages.get('/portal/users', { preValidation: allowRoles('owner') }, async (request, reply) => {
+    const user = portalUserOf(request);
     return renderPortal(request, reply, 'users.eta', {
       list: await deps.users.list(user.merchantId),
       link: null,
     });
   });
-  pages.post('/portal/users/invite', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner');
-    const invite = await deps.users.invite(
-      user.merchantId,
-      { email: String(form.email ?? ''), role: String(form.role ?? '') },
-      { name: `portal:${user.email}`, ip: request.ip },
-    );
-    const link = `${request.protocol}://${request.host}/portal/invite/${invite.code}`;
-    return renderPortal(request, reply, 'users.eta', { list: await deps.users.list(user.merchantId), link });
-  });
+  pages.post(
+    '/portal/users/invite',
+    { preValidation: allowRoles('owner'), schema: { body: FormBody({ email: Field(), role: Field() }) } },
+    async (request, reply) => {
+      const form = request.body;
+      const user = portalUserOf(request);
+      const invite = await deps.users.invite(
+        user.merchantId,
+        { email: String(form.email ?? ''), role: String(form.role ?? '') },
+        { name: `portal:${user.email}`, ip: request.ip },
+      );
+      const link = `${request.protocol}://${request.host}/portal/invite/${invite.code}`;
+      return renderPortal(request, reply, 'users.eta', {
+        list: await deps.users.list(user.merchantId),
+        link,
+      });
+    },
+  );
 
   pages.get('/portal/integration', async (request, reply) => {
     const user = portalUserOf(request);

@@ -1,15 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import view from '@fastify/view';
+import { Type } from '@sinclair/typebox';
 import { Eta } from 'eta';
-import type { FastifyRequest } from 'fastify';
 import { logFailure } from '../../http/error-handler.js';
 import { errorHeaders, resolveError } from '../../http/error-mapping.js';
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
-import { lastValues, parseFormBody } from '../../lib/form-fields.js';
+import {
+  type FailureLimit,
+  Field,
+  FormBody,
+  PathParam,
+  registerFormScope,
+  throttledSignIn,
+} from '../../platform/sessions/index.js';
 import { portalBrandingPages } from './portal-branding-pages.js';
 import { portalExports } from './portal-exports.js';
 import { portalKeysPages } from './portal-keys-pages.js';
@@ -17,16 +22,14 @@ import { portalPages } from './portal-pages.js';
 import { portalReports, reportAssets } from './portal-reports.js';
 import { portalSandboxPages } from './portal-sandbox-pages.js';
 import type { PortalService } from './portal-service.js';
-import {
-  checkPortalCsrf,
-  type Form,
-  langOf,
-  PORTAL_COOKIE,
-  portalCookie,
-  renderPortal,
-} from './portal-session.js';
+import { langOf, portalSessions, renderPortal } from './portal-session.js';
 import { PORTAL_TEXTS } from './portal-texts.js';
 import type { PortalUsers } from './portal-users.js';
+
+const LoginBody = Type.Object({ email: Field(254), password: Field(1000), code: Field(100) });
+const CodeParams = Type.Object({ code: PathParam });
+/** The invitation's form: a password and, for TOTP, a current code (a `totp_secret` field is never read). */
+const InviteBody = Type.Object({ password: Field(1000), totp_code: Field(100) });
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 const CSS = readFileSync(here('./assets/portal.css'));
@@ -48,20 +51,13 @@ export function portalRoutes(
     users: PortalUsers;
     portal: PortalService;
     /** Wrong-password throttle per IP (only failures count). */
-    loginThrottle: {
-      check(request: FastifyRequest): Promise<void>;
-      fail(request: FastifyRequest): Promise<void>;
-    };
+    loginThrottle: FailureLimit;
   },
 ) {
   const { users } = deps;
+  const sessions = portalSessions(users);
   void app.register(async (scope: App) => {
-    await scope.register(cookie);
-    // One string per field and query name (src/lib/form-fields.ts): a repeated name is never a list.
-    await scope.register(formbody, { parser: parseFormBody });
-    scope.addHook('onRequest', async (request) => {
-      request.query = lastValues(request.query);
-    });
+    await registerFormScope(scope);
     await scope.register(view, { engine: { eta: new Eta() }, root: here('./views') });
     scope.addHook('onSend', async (_request, reply) => {
       reply.header('content-security-policy', PORTAL_CSP);
@@ -92,68 +88,65 @@ export function portalRoutes(
     reportAssets(scope);
 
     scope.get('/portal/login', async (request, reply) => renderPortal(request, reply, 'login.eta', {}));
-    scope.post('/portal/login', async (request, reply) => {
-      await deps.loginThrottle.check(request);
-      const form = request.body as Form;
-      const session = await users.login(
-        {
-          email: String(form.email ?? ''),
-          password: String(form.password ?? ''),
-          code: String(form.code ?? ''),
-        },
-        request.ip,
+    scope.post('/portal/login', { schema: { body: LoginBody } }, async (request, reply) => {
+      const form = request.body;
+      const session = await throttledSignIn(
+        deps.loginThrottle,
+        request,
+        () =>
+          users.login(
+            { email: form.email ?? '', password: form.password ?? '', code: form.code ?? '' },
+            request.ip,
+          ),
+        (outcome) => outcome === undefined,
       );
-      if (!session) {
-        await deps.loginThrottle.fail(request);
-        return reply.redirect('/portal/login?error=login', 303);
-      }
-      void reply.setCookie(PORTAL_COOKIE, session.token, portalCookie(request, session.maxAgeSeconds));
+      if (!session) return reply.redirect('/portal/login?error=login', 303);
+      sessions.open(request, reply, session.token, session.maxAgeSeconds);
       return reply.redirect('/portal/orders', 303);
     });
 
-    scope.get('/portal/invite/:code', async (request, reply) => {
-      const { code } = request.params as { code: string };
+    scope.get('/portal/invite/:code', { schema: { params: CodeParams } }, async (request, reply) => {
+      const { code } = request.params;
       const invite = await users.inviteInfo(code);
       const totp = await users.inviteTotp(code);
       return renderPortal(request, reply, 'invite.eta', { invite, totp, code, codeError: false });
     });
-    scope.post('/portal/invite/:code', async (request, reply) => {
-      const { code } = request.params as { code: string };
-      const form = request.body as Form;
-      // The secret is the one the server keeps for this invitation: a `totp_secret` field is never read.
-      try {
-        await users.accept(
-          code,
-          {
-            password: String(form.password ?? ''),
-            ...(form.totp_code?.trim() ? { totpCode: form.totp_code.trim() } : {}),
-          },
-          request.ip,
-        );
-      } catch (err) {
-        if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
-        // The same form with the same secret, and what was wrong in the page's language.
-        const field = err.details?.[0]?.field === 'password' ? 'password' : 'totp_code';
-        const [invite, totp] = [await users.inviteInfo(code), await users.inviteTotp(code)];
-        reply.code(400);
-        return renderPortal(request, reply, 'invite.eta', { invite, totp, code, codeError: field });
-      }
-      return reply.redirect('/portal/login?msg=created', 303);
-    });
+    scope.post(
+      '/portal/invite/:code',
+      { schema: { params: CodeParams, body: InviteBody } },
+      async (request, reply) => {
+        const { code } = request.params;
+        const form = request.body;
+        // The secret is the one the server keeps for this invitation: a `totp_secret` field is never read.
+        try {
+          await users.accept(
+            code,
+            {
+              password: form.password ?? '',
+              ...(form.totp_code?.trim() ? { totpCode: form.totp_code.trim() } : {}),
+            },
+            request.ip,
+          );
+        } catch (err) {
+          if (!(err instanceof AppError) || err.code !== 'VALIDATION_ERROR') throw err;
+          // The same form with the same secret, and what was wrong in the page's language.
+          const field = err.details?.[0]?.field === 'password' ? 'password' : 'totp_code';
+          const [invite, totp] = [await users.inviteInfo(code), await users.inviteTotp(code)];
+          reply.code(400);
+          return renderPortal(request, reply, 'invite.eta', { invite, totp, code, codeError: field });
+        }
+        return reply.redirect('/portal/login?msg=created', 303);
+      },
+    );
 
     // Everything below needs a session.
     await scope.register(async (pages: App) => {
-      pages.addHook('preHandler', async (request, reply) => {
-        const token = request.cookies[PORTAL_COOKIE];
-        const user = token ? await users.session(token) : undefined;
-        if (!user) return reply.redirect('/portal/login', 303);
-        request.portalUser = user;
-      });
-      pages.post('/portal/logout', async (request, reply) => {
-        checkPortalCsrf(request, (request.body as Form)._csrf);
-        const token = request.cookies[PORTAL_COOKIE];
-        if (token) await users.logout(token);
-        void reply.clearCookie(PORTAL_COOKIE, portalCookie(request));
+      // The session, then every post's CSRF token, before a route's role check, schema or handler.
+      pages.addHook('preValidation', sessions.guard);
+      pages.post('/portal/logout', { schema: { body: FormBody({}) } }, async (request, reply) => {
+        await sessions.signOut(request, reply, request.body._csrf, async (token) => {
+          await users.logout(token);
+        });
         return reply.redirect('/portal/login', 303);
       });
       portalPages(pages, { portal: deps.portal, users });

@@ -1,9 +1,10 @@
 import type { App } from '../../http/schemas.js';
 import { AppError } from '../../lib/errors.js';
+import { Field, FormBody, IdParams } from '../../platform/sessions/index.js';
 import { isSandboxOutcome } from '../../rails/sandbox/index.js';
 import { EVENT_TYPES } from '../../rails/webhooks/index.js';
 import type { PortalService } from './portal-service.js';
-import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } from './portal-session.js';
+import { allowRoles, type Form, portalUserOf, renderPortal } from './portal-session.js';
 
 /**
  * The portal's sandbox and events pages (docs/decisions.md sections 29 and 26): the sandbox buttons of a test
@@ -13,16 +14,22 @@ import { checkPortalCsrf, type Form, portalUserOf, renderPortal, requireRole } f
 export function portalSandboxPages(pages: App, deps: { portal: PortalService }) {
   const { portal } = deps;
 
-  pages.post('/portal/orders/:id/sandbox', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner', 'developer');
-    const id = (request.params as { id: string }).id;
-    if (!isSandboxOutcome(form.outcome))
-      throw new AppError('VALIDATION_ERROR', [{ field: 'outcome', problem: 'unknown' }]);
-    await portal.driveSandbox(user, id, form.outcome, form.amount || undefined, request.ip);
-    return reply.redirect(`/portal/orders/${encodeURIComponent(id)}?msg=sandbox_done`, 303);
-  });
+  pages.post(
+    '/portal/orders/:id/sandbox',
+    {
+      preValidation: allowRoles('owner', 'developer'),
+      schema: { params: IdParams, body: FormBody({ amount: Field(), outcome: Field() }) },
+    },
+    async (request, reply) => {
+      const form = request.body;
+      const user = portalUserOf(request);
+      const id = request.params.id;
+      if (!isSandboxOutcome(form.outcome))
+        throw new AppError('VALIDATION_ERROR', [{ field: 'outcome', problem: 'unknown' }]);
+      await portal.driveSandbox(user, id, form.outcome, form.amount || undefined, request.ip);
+      return reply.redirect(`/portal/orders/${encodeURIComponent(id)}?msg=sandbox_done`, 303);
+    },
+  );
 
   pages.get('/portal/events', async (request, reply) => {
     const user = portalUserOf(request);
@@ -40,43 +47,57 @@ export function portalSandboxPages(pages: App, deps: { portal: PortalService }) 
     });
   });
 
-  pages.post('/portal/events', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner', 'developer');
-    const sandbox = form.mode === 'test';
-    await portal.subscriptions.subscribe(
-      user,
-      sandbox,
-      // One checkbox name per event type (`ev_<type>=on`): form fields never repeat (src/lib/form-fields.ts).
-      { url: String(form.url ?? ''), events: EVENT_TYPES.filter((e) => form[`ev_${e}`] === 'on') },
-      request.ip,
-    );
-    return reply.redirect(`/portal/events?msg=subscribed${modeQuery(sandbox)}`, 303);
-  });
+  pages.post(
+    '/portal/events',
+    {
+      preValidation: allowRoles('owner', 'developer'),
+      schema: { body: FormBody({ mode: Field(), url: Field() }) },
+    },
+    async (request, reply) => {
+      // One checkbox per event type (`ev_<type>`): read by name from the form's fields.
+      const form: Form = request.body;
+      const user = portalUserOf(request);
+      const sandbox = form.mode === 'test';
+      await portal.subscriptions.subscribe(
+        user,
+        sandbox,
+        // One checkbox name per event type (`ev_<type>=on`): form fields never repeat (src/lib/form-fields.ts).
+        { url: String(form.url ?? ''), events: EVENT_TYPES.filter((e) => form[`ev_${e}`] === 'on') },
+        request.ip,
+      );
+      return reply.redirect(`/portal/events?msg=subscribed${modeQuery(sandbox)}`, 303);
+    },
+  );
 
-  pages.post('/portal/events/:id/delete', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner', 'developer');
-    const sandbox = form.mode === 'test';
-    await portal.subscriptions.remove(user, sandbox, (request.params as { id: string }).id);
-    return reply.redirect(`/portal/events?msg=deleted${modeQuery(sandbox)}`, 303);
-  });
+  pages.post(
+    '/portal/events/:id/delete',
+    {
+      preValidation: allowRoles('owner', 'developer'),
+      schema: { params: IdParams, body: FormBody({ mode: Field() }) },
+    },
+    async (request, reply) => {
+      const form = request.body;
+      const user = portalUserOf(request);
+      const sandbox = form.mode === 'test';
+      await portal.subscriptions.remove(user, sandbox, request.params.id);
+      return reply.redirect(`/portal/events?msg=deleted${modeQuery(sandbox)}`, 303);
+    },
+  );
 
-  pages.post('/portal/events/:id/test', async (request, reply) => {
-    const form = request.body as Form;
-    checkPortalCsrf(request, form._csrf);
-    const user = requireRole(request, 'owner', 'developer');
-    const sandbox = form.mode === 'test';
-    await portal.subscriptions.sendTest(
-      user,
-      sandbox,
-      (request.params as { id: string }).id,
-      form.type || undefined,
-    );
-    return reply.redirect(`/portal/events?msg=test_sent${modeQuery(sandbox)}`, 303);
-  });
+  pages.post(
+    '/portal/events/:id/test',
+    {
+      preValidation: allowRoles('owner', 'developer'),
+      schema: { params: IdParams, body: FormBody({ mode: Field(), type: Field() }) },
+    },
+    async (request, reply) => {
+      const form = request.body;
+      const user = portalUserOf(request);
+      const sandbox = form.mode === 'test';
+      await portal.subscriptions.sendTest(user, sandbox, request.params.id, form.type || undefined);
+      return reply.redirect(`/portal/events?msg=test_sent${modeQuery(sandbox)}`, 303);
+    },
+  );
 }
 
 /** The events page's mode in a redirect: the test subscriptions' page stays on test. */

@@ -2,9 +2,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import type { FormFields } from '../../lib/form-fields.js';
 import { chooseLang, type Lang } from '../../lib/language.js';
-import { safeEqual } from '../../lib/secrets.js';
+import {
+  createSessionStack,
+  type SessionStack,
+  sessionCookieOptions,
+} from '../../platform/sessions/index.js';
 import { PORTAL_TEXTS } from './portal-texts.js';
-import type { PortalUser } from './portal-users.js';
+import type { PortalUser, PortalUsers } from './portal-users.js';
 
 /** Form fields and query strings as the portal reads them: one string per name (src/lib/form-fields.ts). */
 export type Form = FormFields;
@@ -18,15 +22,29 @@ declare module 'fastify' {
   }
 }
 
-/** HttpOnly, SameSite=Strict, path /portal, Secure over TLS (as the console's). */
+/** HttpOnly, SameSite=Strict, path /portal, Secure over TLS: the shared stack's attributes. */
 export function portalCookie(request: FastifyRequest, maxAgeSeconds?: number) {
-  return {
+  return sessionCookieOptions('/portal', request, maxAgeSeconds);
+}
+
+export type PortalSessions = SessionStack<PortalUser>;
+
+/**
+ * The portal's sessions on the shared stack (docs/architecture.md "Session stack"): cookie
+ * `portal_session` on `/portal` over the `merchant_user_sessions` rows; without one, 303 to the
+ * sign-in page.
+ */
+export function portalSessions(users: PortalUsers): PortalSessions {
+  return createSessionStack<PortalUser>({
     path: '/portal',
-    httpOnly: true,
-    sameSite: 'strict' as const,
-    secure: request.protocol === 'https',
-    ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
-  };
+    cookie: PORTAL_COOKIE,
+    loginPath: '/portal/login',
+    load: (token) => users.session(token),
+    csrfOf: (user) => user.csrf,
+    remember(request, user) {
+      request.portalUser = user;
+    },
+  });
 }
 
 export function portalUserOf(request: FastifyRequest): PortalUser {
@@ -34,18 +52,18 @@ export function portalUserOf(request: FastifyRequest): PortalUser {
   return request.portalUser;
 }
 
-/** Refuses a form post whose `_csrf` is not the session's (403). */
-export function checkPortalCsrf(request: FastifyRequest, field: unknown): PortalUser {
-  const user = portalUserOf(request);
-  if (typeof field !== 'string' || !safeEqual(field, user.csrf)) throw new AppError('FORBIDDEN');
-  return user;
-}
-
 /** Refuses unless the user's role is one of `roles` (accountants read only; keys are the owner's). */
 export function requireRole(request: FastifyRequest, ...roles: PortalUser['role'][]): PortalUser {
   const user = portalUserOf(request);
   if (!roles.includes(user.role)) throw new AppError('FORBIDDEN');
   return user;
+}
+
+/** A route hook: the user's role must be one of `roles`, checked before the route's schema and handler. */
+export function allowRoles(...roles: PortalUser['role'][]) {
+  return async (request: FastifyRequest): Promise<void> => {
+    requireRole(request, ...roles);
+  };
 }
 
 /** The page language (remembered in a cookie when chosen with `?lang=`). */

@@ -4,8 +4,8 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { hashPassword, verifyPassword } from '../../lib/passwords.js';
 import { randomToken, type SecretBox, sha256Hex } from '../../lib/secrets.js';
-import { newTotpSecret, totpEnrolment, totpStep } from '../../lib/totp.js';
 import { writeAudit } from '../../platform/audit/index.js';
+import { createTwoFactor } from '../../platform/sessions/index.js';
 import {
   deleteSession,
   insertInvite,
@@ -54,8 +54,10 @@ function checkPassword(password: string): void {
  * step is audited as `portal:<email>`.
  */
 export function createPortalUsers(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
-  const { database, clock, secretBox } = deps;
+  const { database, clock } = deps;
   const db = database.db;
+  // The TOTP rules the console shares (docs/architecture.md "Session stack"); the rows stay ours.
+  const twoFactor = createTwoFactor(deps);
   const now = () => new Date(clock.now());
 
   return {
@@ -110,13 +112,11 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       const { secret, email } = await db.transaction(async (tx) => {
         const invite = await lockLiveInvite(tx, digest, now());
         if (!invite) throw new AppError('NOT_FOUND');
-        if (invite.totpPendingSealed)
-          return { secret: secretBox.open(invite.totpPendingSealed), email: invite.email };
-        const fresh = newTotpSecret();
-        await setInvitePendingTotp(tx, digest, secretBox.seal(fresh));
-        return { secret: fresh, email: invite.email };
+        const pending = twoFactor.pending(invite.totpPendingSealed);
+        if (pending.fresh) await setInvitePendingTotp(tx, digest, pending.sealed);
+        return { secret: pending.secret, email: invite.email };
       });
-      return totpEnrolment(secret, email);
+      return twoFactor.enrolment(secret, email);
     },
 
     /**
@@ -132,11 +132,11 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       return db.transaction(async (tx) => {
         const invite = await lockLiveInvite(tx, digest, now());
         if (!invite) throw new AppError('NOT_FOUND');
-        const pending = invite.totpPendingSealed ? secretBox.open(invite.totpPendingSealed) : null;
+        const pending = invite.totpPendingSealed;
         const withTotp = Boolean(input.totpCode);
         if (invite.role === 'owner' && !withTotp)
           throw invalidField('totp_code', 'two-factor is mandatory for an owner');
-        const step = withTotp && pending ? totpStep(pending, String(input.totpCode), clock.now()) : null;
+        const step = withTotp && pending ? twoFactor.step(pending, String(input.totpCode)) : null;
         if (withTotp && step === null)
           throw invalidField('totp_code', 'does not match: check the phone’s clock and try the current code');
         if (await userByEmail(tx, invite.email)) throw new AppError('ALREADY_EXISTS');
@@ -172,9 +172,7 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       const email = input.email.trim().toLowerCase().slice(0, 254);
       const user = await userByEmail(db, email);
       const ok = await verifyPassword(user?.passwordHash, input.password);
-      const step = user?.totpSealed
-        ? totpStep(secretBox.open(user.totpSealed), input.code.trim(), clock.now())
-        : 0;
+      const step = user?.totpSealed ? twoFactor.step(user.totpSealed, input.code) : 0;
       // A code is good once (RFC 6238 section 5.2): its step must come after the last accepted one.
       const totpOk =
         !user?.totpSealed ||

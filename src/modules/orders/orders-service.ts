@@ -24,7 +24,7 @@ import {
   orderReads,
   orderTimeline,
 } from './orders-repository.js';
-import type { Claim } from './requisite-claim.js';
+import { createClaim } from './requisite-claim.js';
 
 /** The creation and confirmation of the modes other modules provide (crypto, payouts). */
 export interface ModeHandlers {
@@ -86,7 +86,6 @@ export function createOrdersService(deps: {
   clock: Clock;
   rates: RatesService;
   lifecycle: OrderLifecycle;
-  claim: Claim;
   publicBaseUrl: string;
   modes?: ModeHandlers;
   takeOffer?: TakeOffer;
@@ -96,7 +95,8 @@ export function createOrdersService(deps: {
   const { database, clock, lifecycle, publicBaseUrl } = deps;
   const db = database.db;
   const reads = orderReads(db);
-  const createFiatPayin = createFiatPayinFlow({ ...deps, takeOffer: deps.takeOffer });
+  // The one-statement claim's statements are prepared once on the service's connection.
+  const createFiatPayin = createFiatPayinFlow({ ...deps, claim: createClaim(db), takeOffer: deps.takeOffer });
 
   /**
    * Finds a merchant's order by internal or external id (docs/decisions.md section 1), within the

@@ -3,8 +3,8 @@ import type { Database, Executor } from '../../db/database.js';
 import { cryptoTransactions } from '../../db/tables/crypto.js';
 import type { Clock } from '../../lib/clock.js';
 import { CRYPTO_METHODS } from '../../modules/catalog/index.js';
-import { cryptoAddressesToWatch } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
+import { cryptoAddressesToWatch } from './crypto-order-reads.js';
 import { normaliseTxHash } from './crypto-rules.js';
 import { POOL_HOLD_MS } from './deposit-addresses.js';
 

@@ -9,12 +9,11 @@ import { money, toDbAmount } from '../../lib/money.js';
 import { cryptoMethod } from '../../modules/catalog/index.js';
 import { findMerchant } from '../../modules/merchants/index.js';
 import {
-  cryptoOrdersAtAddress,
   eventActor,
   lockOrder,
   type OrderLifecycle,
   type OrderRow,
-  recordReceivedAmount,
+  orderCommands,
 } from '../../modules/orders/index.js';
 import type { RatesService } from '../../modules/rates/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
@@ -25,6 +24,7 @@ import {
   orderRubAmount,
   ratesFor,
 } from './crypto-credit-checks.js';
+import { cryptoOrdersAtAddress } from './crypto-order-reads.js';
 import { chainCreditHold, cryptoCredit, normaliseTxHash } from './crypto-rules.js';
 
 export { ratesFor };
@@ -122,7 +122,7 @@ export function createCryptoPayments(deps: {
       received.lt(order.cryptoAmount) ||
       (order.status === 'error' && !manual)
     ) {
-      await recordReceivedAmount(tx, order.id, toDbAmount(received), new Date(nowMs));
+      await orderCommands.recordReceivedAmount(tx, order.id, toDbAmount(received), new Date(nowMs));
       return audit({ outcome: 'partial' as const, order_id: order.id, status: order.status });
     }
     const limit = money(order.cryptoAmount).times(manualRatio);

@@ -3,9 +3,9 @@ import { type Database, type Executor, notify, OUTBOX_CHANNEL } from '../../db/d
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { callbackUrl, type MoveHook, type OrderRow } from '../../modules/orders/index.js';
+import type { MoveHook, OrderRow } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
-import type { Allowlist } from '../../platform/outbound/index.js';
+import { type Allowlist, publicUrl } from '../../platform/outbound/index.js';
 import { EVENT_TYPES, type EventType, eventBody, eventOfMove, isEventType } from './event-types.js';
 import {
   deleteSubscription,
@@ -128,7 +128,7 @@ export function createEventSubscriptions(deps: {
   }
 
   function checkInput(input: { url: string; events: string[] }): { url: string; events: EventType[] } {
-    const url = callbackUrl(input.url, deps.allowlist, 'url');
+    const url = publicUrl(input.url, deps.allowlist, 'url');
     if (!url) throw invalidField('url', 'must be an absolute http(s) URL');
     const bad = input.events.find((e) => !isEventType(e));
     if (bad !== undefined)

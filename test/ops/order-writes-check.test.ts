@@ -31,8 +31,10 @@ await tx.update(ordersForReading).set({});
   });
 
   it('refuses SQL that writes it', () => {
-    assert.deepEqual(linesOf('await tx.execute(sql`UPDATE ${orders} SET status = 1`);\n'), [1]);
-    assert.deepEqual(linesOf('await tx.execute(sql`delete from ${orders}`);\n'), [1]);
+    // `${orders}` inside a SQL template of the checked source, kept as text here.
+    const table = ['$', '{orders}'].join('');
+    assert.deepEqual(linesOf(`await tx.execute(sql\`UPDATE ${table} SET status = 1\`);\n`), [1]);
+    assert.deepEqual(linesOf(`await tx.execute(sql\`delete from ${table}\`);\n`), [1]);
   });
 
   it('refuses handing it on, where a write could not be seen', () => {

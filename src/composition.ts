@@ -11,10 +11,8 @@ import { createLedgerService } from './modules/ledger/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
 import { createOperatorsService } from './modules/operators/index.js';
 import {
-  createClaim,
   createOrderLifecycle,
   createOrdersService,
-  disableAfterExpiredStreak,
   orderInfo,
   requisiteLoads,
 } from './modules/orders/index.js';
@@ -148,7 +146,7 @@ export function createServices(deps: {
     successHooks: [webhooks.enqueueOnSuccess, holders.creditOnSuccess],
     moveHooks: [eventSubscriptions.onMoves],
     onFinished: (order, status) => metrics.orderFinished(order.type, order.direction, status),
-    afterExpiry: (ex, expired) => disableAfterExpiredStreak(ex, expired, config.requisiteExpiredStreak),
+    expiredStreak: config.requisiteExpiredStreak,
   });
   const receipts = createReceiptsService({
     database,
@@ -261,7 +259,6 @@ export function createServices(deps: {
     clock,
     rates,
     lifecycle,
-    claim: createClaim(database.db),
     publicBaseUrl: config.publicBaseUrl,
     modes: {
       crypto: { create: crypto.createPayin, confirm: crypto.operatorConfirm },

@@ -26,3 +26,8 @@ export function actorOf(request: FastifyRequest): AdminActor {
   if (!request.adminActor) throw new AppError('UNAUTHORIZED');
   return request.adminActor;
 }
+
+/** How an operator appears in an order's timeline and audit: operator accounts already carry their prefix. */
+export function eventActor(actor: AdminActor): string {
+  return actor.name.includes(':') ? actor.name : `operator:${actor.name}`;
+}

@@ -149,7 +149,7 @@ describe('signedTextCandidates', () => {
   });
 });
 
-describe('verifySignature over the candidates', () => {
+describe('verifySignature accepts what was signed, over the candidates', () => {
   it('accepts a signature of the raw bytes, of the compact JSON and of the escaped compact JSON', () => {
     check(
       fc.property(keyArb, jsonObject, fc.constantFrom<string | number>(2, 4, '\t'), (key, body, indent) => {
@@ -182,7 +182,9 @@ describe('verifySignature over the candidates', () => {
       }),
     );
   });
+});
 
+describe('verifySignature refuses what was not signed', () => {
   it('refuses any change of one hex digit to another, any deletion, any inserted non-space character', () => {
     check(
       fc.property(

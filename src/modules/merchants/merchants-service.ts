@@ -187,13 +187,25 @@ export const MAX_KEY_GRACE_SECONDS = 7 * 86_400;
 /** How every sandbox key starts (docs/decisions.md section 29). */
 export const TEST_KEY_PREFIX = 'test_';
 
+/** A new API key of a mode for the merchant (shown once): stored as its digest and its ciphertext. */
+async function issueKey(
+  secretBox: SecretBox,
+  ex: Parameters<typeof insertApiKey>[0],
+  merchantId: string,
+  mode: KeyMode = 'live',
+): Promise<string> {
+  // A test key says what it is (Stripe's sk_test_ habit): one look at a config tells the mode.
+  const apiKey = mode === 'test' ? `${TEST_KEY_PREFIX}${randomToken(32)}` : randomToken(32);
+  await insertApiKey(ex, merchantId, sha256Hex(apiKey), secretBox.seal(apiKey), mode);
+  return apiKey;
+}
+
 /**
- * Merchants and their API keys. Keys are 32 random bytes (hex), shown once, stored as SHA-256 digest
- * (lookup) and AES-256-GCM ciphertext (webhook signing) (docs/decisions.md section 4).
+ * The merchant of a key digest, cached for `keyCacheMs` per process, and the keys page's "last
+ * used" mark written off the request's path.
  */
-export function createMerchantsService(deps: MerchantsServiceDeps) {
-  const { database, secretBox, clock } = deps;
-  const db = database.db;
+function createKeyLookup(deps: MerchantsServiceDeps) {
+  const { database, clock } = deps;
   const keyCacheMs = deps.keyCacheMs ?? 1000;
   const keyCache = new Map<string, { merchant: MerchantRow | undefined; until: number }>();
   const lastNoted = new Map<string, number>();
@@ -206,19 +218,68 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
     if (now - (lastNoted.get(keyDigest) ?? 0) < LAST_USED_RESOLUTION_MS) return;
     if (lastNoted.size > 10_000) lastNoted.clear();
     lastNoted.set(keyDigest, now);
-    touchApiKey(db, keyDigest, new Date(now)).catch(() => undefined);
+    touchApiKey(database.db, keyDigest, new Date(now)).catch(() => undefined);
   }
 
-  async function issueKey(
-    ex: Parameters<typeof insertApiKey>[0],
-    merchantId: string,
-    mode: KeyMode = 'live',
-  ): Promise<string> {
-    // A test key says what it is (Stripe's sk_test_ habit): one look at a config tells the mode.
-    const apiKey = mode === 'test' ? `${TEST_KEY_PREFIX}${randomToken(32)}` : randomToken(32);
-    await insertApiKey(ex, merchantId, sha256Hex(apiKey), secretBox.seal(apiKey), mode);
-    return apiKey;
-  }
+  return {
+    async find(keyDigest: string): Promise<MerchantRow | undefined> {
+      const now = clock.now();
+      const hit = keyCache.get(keyDigest);
+      if (hit && hit.until > now) return hit.merchant;
+      const merchant = await findMerchantByKeyDigest(database.db, keyDigest);
+      if (keyCache.size > 10_000) keyCache.clear();
+      keyCache.set(keyDigest, { merchant, until: now + keyCacheMs });
+      if (merchant) noteKeyUse(keyDigest, now);
+      return merchant;
+    },
+    clear: () => keyCache.clear(),
+  };
+}
+
+/**
+ * Issues a new key of `mode` and revokes the merchant's others of that mode, at once or after
+ * `graceSeconds` (0..MAX_KEY_GRACE_SECONDS; docs/decisions.md section 28); audited. NOT_FOUND,
+ * VALIDATION_ERROR for a grace out of range.
+ */
+async function rotateKey(
+  deps: MerchantsServiceDeps,
+  merchantId: string,
+  actor: AdminActor,
+  graceSeconds: number,
+  mode: KeyMode,
+) {
+  if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_KEY_GRACE_SECONDS)
+    throw invalidField('grace_seconds', `an integer from 0 to ${MAX_KEY_GRACE_SECONDS}`);
+  const graceUntil = graceSeconds > 0 ? new Date(deps.clock.now() + graceSeconds * 1000) : undefined;
+  const apiKey = await deps.database.db.transaction(async (tx) => {
+    if (!(await findMerchantForUpdate(tx, merchantId))) throw new AppError('NOT_FOUND');
+    await revokeApiKeys(tx, merchantId, mode, graceUntil);
+    const key = await issueKey(deps.secretBox, tx, merchantId, mode);
+    await notifyCaches(tx);
+    await writeAudit(tx, actor, {
+      action: 'merchant.rotate_key',
+      targetType: 'merchant',
+      targetId: merchantId,
+      after: { grace_seconds: graceSeconds, mode },
+    });
+    return key;
+  });
+  return {
+    merchant_id: merchantId,
+    api_key: apiKey,
+    mode,
+    previous_key_valid_until: graceUntil?.toISOString() ?? null,
+  };
+}
+
+/**
+ * Merchants and their API keys. Keys are 32 random bytes (hex), shown once, stored as SHA-256 digest
+ * (lookup) and AES-256-GCM ciphertext (webhook signing) (docs/decisions.md section 4).
+ */
+export function createMerchantsService(deps: MerchantsServiceDeps) {
+  const { database, secretBox, clock } = deps;
+  const db = database.db;
+  const lookup = createKeyLookup(deps);
 
   return {
     /**
@@ -235,7 +296,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
             ...columns,
             id: merchantId,
           });
-          const apiKey = await issueKey(tx, merchantId);
+          const apiKey = await issueKey(secretBox, tx, merchantId);
           const view = merchantView(merchant);
           await writeAudit(tx, actor, {
             action: 'merchant.create',
@@ -280,7 +341,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
         });
         return afterView;
       });
-      keyCache.clear();
+      lookup.clear();
       return view;
     },
 
@@ -290,56 +351,17 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
      * deploy can switch keys without downtime. `mode: 'test'` does the same for the sandbox key
      * (issued on the first call). VALIDATION_ERROR for a grace out of range.
      */
-    async rotateKey(
-      merchantId: string,
-      actor: AdminActor,
-      graceSeconds = 0,
-      mode: KeyMode = 'live',
-    ): Promise<{
-      merchant_id: string;
-      api_key: string;
-      mode: KeyMode;
-      previous_key_valid_until: string | null;
-    }> {
-      if (!Number.isInteger(graceSeconds) || graceSeconds < 0 || graceSeconds > MAX_KEY_GRACE_SECONDS)
-        throw invalidField('grace_seconds', `an integer from 0 to ${MAX_KEY_GRACE_SECONDS}`);
-      const graceUntil = graceSeconds > 0 ? new Date(clock.now() + graceSeconds * 1000) : undefined;
-      const apiKey = await db.transaction(async (tx) => {
-        if (!(await findMerchantForUpdate(tx, merchantId))) throw new AppError('NOT_FOUND');
-        await revokeApiKeys(tx, merchantId, mode, graceUntil);
-        const key = await issueKey(tx, merchantId, mode);
-        await notifyCaches(tx);
-        await writeAudit(tx, actor, {
-          action: 'merchant.rotate_key',
-          targetType: 'merchant',
-          targetId: merchantId,
-          after: { grace_seconds: graceSeconds, mode },
-        });
-        return key;
-      });
-      keyCache.clear();
-      return {
-        merchant_id: merchantId,
-        api_key: apiKey,
-        mode,
-        previous_key_valid_until: graceUntil?.toISOString() ?? null,
-      };
+    async rotateKey(merchantId: string, actor: AdminActor, graceSeconds = 0, mode: KeyMode = 'live') {
+      const rotated = await rotateKey(deps, merchantId, actor, graceSeconds, mode);
+      lookup.clear();
+      return rotated;
     },
 
     /**
      * The merchant of an active key given its SHA-256 digest, cached for `keyCacheMs`
      * (rotation in this process clears the cache at once).
      */
-    async findByKeyDigest(keyDigest: string): Promise<MerchantRow | undefined> {
-      const now = clock.now();
-      const hit = keyCache.get(keyDigest);
-      if (hit && hit.until > now) return hit.merchant;
-      const merchant = await findMerchantByKeyDigest(db, keyDigest);
-      if (keyCache.size > 10_000) keyCache.clear();
-      keyCache.set(keyDigest, { merchant, until: now + keyCacheMs });
-      if (merchant) noteKeyUse(keyDigest, now);
-      return merchant;
-    },
+    findByKeyDigest: (keyDigest: string): Promise<MerchantRow | undefined> => lookup.find(keyDigest),
 
     /** The merchant's keys for the portal: prefix, mode, status, created, last used, grace. */
     async keys(merchantId: string): Promise<ApiKeyView[]> {
@@ -358,7 +380,7 @@ export function createMerchantsService(deps: MerchantsServiceDeps) {
 
     /** Drops cached key lookups (after changes made by another process). */
     invalidateCache(): void {
-      keyCache.clear();
+      lookup.clear();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { AppError, invalidField } from '../../lib/errors.js';
-import type { Allowlist } from '../../platform/outbound/index.js';
+import { type Allowlist, publicUrl } from '../../platform/outbound/index.js';
 import {
   type CryptoMethod,
   cryptoMethod,
@@ -16,7 +16,6 @@ import type { MerchantRow } from '../merchants/index.js';
 import {
   type ClientFields,
   type CreateOrderBody,
-  callbackUrl,
   checkLimits,
   clientFields,
   fiatCurrency,
@@ -103,8 +102,9 @@ export function parseCreateOrder(
 function base(body: CreateOrderBody, ctx: ParseContext): Omit<CommandBase, 'client'> {
   return {
     orderId: typeof body.order_id === 'string' ? body.order_id : null,
-    successCallbackUrl: callbackUrl(body.success_callback_url, ctx.outboundAllowlist),
-    returnUrl: callbackUrl(body.return_url, ctx.outboundAllowlist, 'return_url'),
+    // A webhook we connect to and a page the payer's browser opens: public http(s) URLs (docs/decisions.md section 17).
+    successCallbackUrl: publicUrl(body.success_callback_url, ctx.outboundAllowlist, 'success_callback_url'),
+    returnUrl: publicUrl(body.return_url, ctx.outboundAllowlist, 'return_url'),
     comment: body.comment ?? null,
   };
 }

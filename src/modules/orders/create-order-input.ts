@@ -1,7 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { AppError } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
-import { type Allowlist, publicUrl } from '../../platform/outbound/index.js';
 import { CRYPTO_TYPES, FIAT_CURRENCIES, FIAT_TYPES } from '../catalog/index.js';
 import type { MerchantRow } from '../merchants/index.js';
 import type { CreateOrderBodySchema } from './orders-schemas.js';
@@ -103,19 +102,4 @@ export function checkLimits(merchant: MerchantRow, limitKey: string, amount: num
   const value = money(amount);
   if (limit.min !== undefined && value.lt(limit.min)) throw new AppError('ORDER_AMOUNT_BELOW_MIN_LIMIT');
   if (limit.max !== undefined && value.gt(limit.max)) throw new AppError('ORDER_AMOUNT_ABOVE_MAX_LIMIT');
-}
-
-/**
- * `success_callback_url`: an absolute http(s) URL of at most 2048 characters, or none. A host written
- * as a private, loopback, link-local or metadata address (or `localhost`) is refused here, since the
- * webhook could never be delivered there (docs/decisions.md section 17), unless `allowlist` allows it; names are
- * checked again when the webhook connects. Throws VALIDATION_ERROR naming `field` (the event
- * subscriptions' `url` is checked by the same rule).
- */
-export function callbackUrl(
-  value: string | null | undefined,
-  allowlist: Allowlist,
-  field = 'success_callback_url',
-): string | null {
-  return publicUrl(value, allowlist, field);
 }

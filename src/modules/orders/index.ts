@@ -1,15 +1,15 @@
 /**
- * Orders (docs/architecture.md): the only writer of the `orders` and `order_events` tables. Other
- * modules create, read and move orders through what this file exports: the lifecycle (the only
- * code that changes a status), the builder of new rows, and the few queries they need.
+ * Orders (docs/architecture.md "What orders offers"): the only writer of the `orders` and
+ * `order_events` tables. Other modules get commands, not a patch: the lifecycle (the only code that
+ * changes a status), the named writes of `orderCommands`, the service and its routes, the views and
+ * rules of an order, and `ordersForReading`, the table for their own selects (never written outside
+ * this module: scripts/check-order-writes.ts, run by `npm run lint`).
  */
-export type { TakeOffer } from './create-fiat-payin.js';
 export type { CryptoPayinCommand, PayoutCommand } from './create-order-command.js';
-export { callbackUrl, checkLimits } from './create-order-input.js';
-export { disableAfterExpiredStreak } from './expired-streak.js';
-export { newOrderRow } from './new-order.js';
-export { adminOrderView, eventActor } from './order-admin-view.js';
-export { ORDER_CSV_COLUMNS, orderCsvRow } from './order-csv.js';
+export { checkLimits } from './create-order-input.js';
+export { adminOrderView } from './order-admin-view.js';
+export * as orderCommands from './order-commands.js';
+export * as orderCsv from './order-csv.js';
 export {
   createOrderLifecycle,
   type MoveHook,
@@ -17,34 +17,14 @@ export {
   type OrderMove,
   type SuccessHook,
 } from './order-lifecycle.js';
-export { type OrderInfo, type OrderRow, orderInfo, remainingSeconds } from './order-view.js';
+export { type OrderRow, orderInfo, remainingSeconds } from './order-view.js';
 export { ordersAdminRoutes } from './orders-admin-routes.js';
-export { listQueue, modeFilter, type OrderFilter, streamOrders } from './orders-lists.js';
-export { lockOrderByAnyId, orderIdNamed } from './orders-named.js';
-export {
-  assignPayout,
-  type CandidateOrder,
-  candidateOrders,
-  cryptoAddressesToWatch,
-  cryptoOrdersAtAddress,
-  cryptoOrdersAwaitingQuote,
-  depositAddressInUse,
-  expiredPayinsOn,
-  ordersForCredit,
-  paidPayinsOn,
-  setCryptoQuote,
-} from './orders-queries.js';
-export {
-  assertNewExternalId,
-  findOrderById,
-  insertOrder,
-  lockOrder,
-  recordReceivedAmount,
-  setReceiptStatus,
-} from './orders-repository.js';
+export { ordersForReading } from './orders-for-reading.js';
+export { modeFilter, type OrderFilter, streamOrders } from './orders-lists.js';
+export { lockOrderByAnyId } from './orders-named.js';
+export { findOrderById, lockOrder } from './orders-repository.js';
 export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';
 export { OrderIdParams, OrderResponseSchema } from './orders-schemas.js';
 export { createOrdersService, type OrdersService } from './orders-service.js';
-export { createClaim, requisiteLoads } from './requisite-claim.js';
-export { sandboxDepositAddress } from './sandbox-details.js';
+export { requisiteLoads } from './requisite-claim.js';

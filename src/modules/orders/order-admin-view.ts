@@ -4,11 +4,6 @@ import { money } from '../../lib/money.js';
 import { can } from '../operators/index.js';
 import { type OrderRow, orderInfo } from './order-view.js';
 
-/** How an operator appears in an order's timeline: operator accounts already carry their prefix. */
-export function eventActor(actor: AdminActor): string {
-  return actor.name.includes(':') ? actor.name : `operator:${actor.name}`;
-}
-
 /**
  * Operator actions on an order need the role for its queue: payouts for a PAYOUT, orders otherwise
  * (docs/decisions.md section 20). System actors without a role act as admin. Throws FORBIDDEN.

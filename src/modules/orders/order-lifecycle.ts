@@ -5,6 +5,7 @@ import { AppError } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import { postPayinCredit, settleHold } from '../ledger/index.js';
+import { disableAfterExpiredStreak } from './expired-streak.js';
 import type { OrderRow } from './order-view.js';
 import {
   findOrderById,
@@ -73,12 +74,6 @@ export interface SuccessOptions {
   within?: (ex: Executor, order: OrderRow) => Promise<void>;
 }
 
-/** What an expiry did, for the caller's rules that follow it (the requisite streak). */
-export interface Expired {
-  id: string;
-  requisiteId: string | null;
-}
-
 /**
  * The compare-and-set of a move: the order changes only while its status is still the one the caller
  * read (docs/decisions.md section 35). ORDER_STATE_CONFLICT when another move got
@@ -135,8 +130,11 @@ export function createOrderLifecycle(deps: {
   moveHooks?: MoveHook[];
   /** Told of every live order that reached success or error (metrics); called inside the transaction. */
   onFinished?: (order: Pick<OrderRow, 'type' | 'direction'>, status: 'success' | 'error') => void;
-  /** Runs in the expiry transaction with what expired (the auto-disable rule of requisites). */
-  afterExpiry?: (ex: Executor, expired: Expired[]) => Promise<unknown>;
+  /**
+   * The auto-disable rule of requisites (docs/decisions.md section 18): in the expiry transaction, a
+   * requisite whose last `expiredStreak` orders all expired unpaid is disabled. No rule when absent.
+   */
+  expiredStreak?: number;
 }) {
   const successHooks = deps.successHooks ?? [];
   const moveHooks = deps.moveHooks ?? [];
@@ -247,7 +245,8 @@ export function createOrderLifecycle(deps: {
         expired.map((o) => ({ order: o, from: 'pending', to: 'error' as const, reason: 'expired' })),
       );
       for (const o of expired) finished(o, 'error');
-      if (expired.length > 0) await deps.afterExpiry?.(ex, expired);
+      if (expired.length > 0 && deps.expiredStreak !== undefined)
+        await disableAfterExpiredStreak(ex, expired, deps.expiredStreak);
       return expired.length;
     },
   };

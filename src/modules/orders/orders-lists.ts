@@ -1,5 +1,5 @@
 /**
- * The orders' lists: filters, pages, queues and the CSV stream (operators' and merchants' lists,
+ * The orders' lists: filters, pages and the CSV stream (operators' and merchants' lists,
  * docs/api.md "Admin API"), over the orders table this module owns.
  */
 import { and, asc, count, desc, eq, gte, inArray, lt, or, type SQL } from 'drizzle-orm';
@@ -152,14 +152,4 @@ export async function endedBy(ex: Executor, orderIds: string[]): Promise<Map<str
     .where(and(inArray(orderEvents.orderId, orderIds), eq(orderEvents.toStatus, 'error')))
     .orderBy(asc(orderEvents.id));
   return new Map(rows.map((r) => [r.orderId, r.actor]));
-}
-
-/** Orders of a queue, oldest first while pending (operators work them in order), else newest first. */
-export async function listQueue(ex: Executor, filter: OrderFilter, limit: number) {
-  return ex
-    .select()
-    .from(orders)
-    .where(filterSql(filter))
-    .orderBy(filter.status === 'pending' ? asc(orders.createdAt) : desc(orders.createdAt))
-    .limit(limit);
 }

@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.js';
 import type { MultipartUpload } from '../../http/multipart.js';
 import type { AdminActor } from '../../http/request-context.js';
+import { eventActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isInternalId } from '../../lib/ids.js';
@@ -10,7 +11,7 @@ import type { MerchantRow } from '../merchants/index.js';
 import type { RatesService } from '../rates/index.js';
 import { createFiatPayinFlow, type TakeOffer } from './create-fiat-payin.js';
 import type { CreateOrderCommand, CryptoPayinCommand, PayoutCommand } from './create-order-command.js';
-import { adminOrderView, assertMayManage, eventActor } from './order-admin-view.js';
+import { adminOrderView, assertMayManage } from './order-admin-view.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
 import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
 import { endedBy, listOrders, type OrderFilter, streamOrders } from './orders-lists.js';
@@ -24,7 +25,7 @@ import {
   orderReads,
   orderTimeline,
 } from './orders-repository.js';
-import type { Claim } from './requisite-claim.js';
+import { createClaim } from './requisite-claim.js';
 
 /** The creation and confirmation of the modes other modules provide (crypto, payouts). */
 export interface ModeHandlers {
@@ -76,109 +77,60 @@ export interface MerchantOrdersQuery {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/**
- * Orders: creation (fiat PAYIN here, the other modes by their modules), the merchant's and the
- * operators' reads, operator confirmation and cancellation, expiry. Status changes go through the
- * lifecycle only.
- */
-export function createOrdersService(deps: {
-  database: Database;
+/** What every part of the orders service works with. */
+interface OrdersContext {
+  db: Database['db'];
   clock: Clock;
-  rates: RatesService;
   lifecycle: OrderLifecycle;
-  claim: Claim;
   publicBaseUrl: string;
-  modes?: ModeHandlers;
-  takeOffer?: TakeOffer;
-  /** Told of each order created (metrics). */
-  onCreated?: (type: string, direction: string) => void;
-}) {
-  const { database, clock, lifecycle, publicBaseUrl } = deps;
-  const db = database.db;
+  modes: ModeHandlers | undefined;
+}
+
+/**
+ * Finds a merchant's order by internal or external id (docs/decisions.md section 1), within the
+ * merchant's own orders first: its internal id, then its `order_id` (which may be any string, even
+ * another merchant's internal id: the merchant still reads its own order). Only then an internal
+ * id of another merchant's order is ORDER_FORBIDDEN; an unknown id ORDER_NOT_FOUND.
+ */
+async function findOwn<T extends { merchantId: string; test: boolean }>(
+  lookup: OrderLookups<T>,
+  merchant: MerchantRow,
+  id: string,
+): Promise<T> {
+  // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
+  if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
+  const test = merchant.test === true;
+  const byInternal = isInternalId(id) ? await lookup.byId(id) : undefined;
+  // A test key sees only test orders and a live key only live ones (docs/decisions.md section 29).
+  if (byInternal?.merchantId === merchant.id && byInternal.test === test) return byInternal;
+  const byExternal = await lookup.byExternalId(merchant.id, id, test);
+  if (byExternal) return byExternal;
+  if (byInternal && byInternal.merchantId !== merchant.id) throw new AppError('ORDER_FORBIDDEN');
+  throw new AppError('ORDER_NOT_FOUND');
+}
+
+/** The start of the UTC day of `now`. */
+function utcDay(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+
+/** The period of `GET /merchant/orders`: the given bounds, else today (UTC). */
+function orderDateRange(query: MerchantOrdersQuery, now: Date): { from: Date; to: Date } {
+  const dayStart = utcDay(now);
+  const from = query.start_date ? parseUtcDateTime('start_date', query.start_date) : dayStart;
+  const to = query.end_date
+    ? parseUtcPeriodEnd('end_date', query.end_date)
+    : new Date(dayStart.getTime() + 86_400_000);
+  return { from, to };
+}
+
+/** What the merchant reads: one order, a page of orders, the dashboard's figures. */
+function merchantReads(ctx: OrdersContext) {
+  const { db, clock, publicBaseUrl } = ctx;
   const reads = orderReads(db);
-  const createFiatPayin = createFiatPayinFlow({ ...deps, takeOffer: deps.takeOffer });
-
-  /**
-   * Finds a merchant's order by internal or external id (docs/decisions.md section 1), within the
-   * merchant's own orders first: its internal id, then its `order_id` (which may be any string, even
-   * another merchant's internal id: the merchant still reads its own order). Only then an internal
-   * id of another merchant's order is ORDER_FORBIDDEN; an unknown id ORDER_NOT_FOUND.
-   */
-  async function findOwn<T extends { merchantId: string; test: boolean }>(
-    lookup: OrderLookups<T>,
-    merchant: MerchantRow,
-    id: string,
-  ): Promise<T> {
-    // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
-    if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
-    const test = merchant.test === true;
-    const byInternal = isInternalId(id) ? await lookup.byId(id) : undefined;
-    // A test key sees only test orders and a live key only live ones (docs/decisions.md section 29).
-    if (byInternal?.merchantId === merchant.id && byInternal.test === test) return byInternal;
-    const byExternal = await lookup.byExternalId(merchant.id, id, test);
-    if (byExternal) return byExternal;
-    if (byInternal && byInternal.merchantId !== merchant.id) throw new AppError('ORDER_FORBIDDEN');
-    throw new AppError('ORDER_NOT_FOUND');
-  }
-
-  /** findOwn with every column of the order. */
-  const findOwnOrder = (merchant: MerchantRow, id: string): Promise<OrderRow> =>
-    findOwn(reads.full, merchant, id);
-
-  function orderDateRange(query: MerchantOrdersQuery): { from: Date; to: Date } {
-    const now = new Date(clock.now());
-    const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-    const from = query.start_date ? parseUtcDateTime('start_date', query.start_date) : dayStart;
-    const to = query.end_date
-      ? parseUtcPeriodEnd('end_date', query.end_date)
-      : new Date(dayStart.getTime() + 86_400_000);
-    return { from, to };
-  }
-
-  async function confirmCrypto(current: OrderRow, input: ConfirmInput, actor: AdminActor) {
-    if (!input.tx_hash) throw invalidField('tx_hash', 'is required to confirm a crypto order');
-    const received = String(input.received_amount ?? '');
-    if (!/^\d{1,15}(\.\d{1,18})?$/.test(received) || money(received).lte(0)) {
-      throw invalidField('received_amount', 'must be a positive amount in the coin');
-    }
-    if (current.status === 'success') throw new AppError('ORDER_STATE_CONFLICT');
-    if (current.status === 'error' && !input.reason)
-      throw invalidField('reason', 'is required to confirm a failed order');
-    if (!deps.modes?.crypto) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-    const position = input.position === undefined || input.position === '' ? 0 : Number(input.position);
-    if (!Number.isInteger(position) || position < 0 || position > 2_147_483_647) {
-      throw invalidField('position', 'must be a whole number from 0 (the transfer inside its transaction)');
-    }
-    const outcome = await deps.modes.crypto.confirm(
-      current,
-      { txHash: input.tx_hash, position, receivedAmount: received, reason: input.reason },
-      actor,
-    );
-    const after = await findOrderById(db, current.id);
-    return { ...adminOrderView(after ?? current, clock.now(), publicBaseUrl), confirmation: outcome };
-  }
-
   return {
-    findOwnOrder,
-
-    /** `POST /merchant/createOrder` with its parsed command: the answer of its mode. */
-    async createOrder(merchant: MerchantRow, command: CreateOrderCommand) {
-      let order: OrderRow;
-      try {
-        if (command.mode === 'fiat') order = await createFiatPayin(merchant, command);
-        else if (command.mode === 'crypto' && deps.modes?.crypto)
-          order = await deps.modes.crypto.create(merchant, command);
-        else if (command.mode === 'payout' && deps.modes?.payout)
-          order = await deps.modes.payout.create(merchant, command);
-        else throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-      } catch (err) {
-        // One answer for a used order id in every mode (docs/decisions.md section 1).
-        if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
-        throw err;
-      }
-      if (!order.test) deps.onCreated?.(order.type, order.direction);
-      return createOrderAnswer(order, clock.now(), publicBaseUrl);
-    },
+    /** findOwn with every column of the order. */
+    findOwnOrder: (merchant: MerchantRow, id: string): Promise<OrderRow> => findOwn(reads.full, merchant, id),
 
     /** `GET /merchant/order/{id}` payload. */
     async getOrder(merchant: MerchantRow, id: string) {
@@ -191,7 +143,7 @@ export function createOrdersService(deps: {
     async listMerchantOrders(merchant: MerchantRow, query: MerchantOrdersQuery) {
       const page = query.page ?? 1;
       const size = query.size ?? 10;
-      const { from, to } = orderDateRange(query);
+      const { from, to } = orderDateRange(query, new Date(clock.now()));
       const filter: OrderFilter = { merchantId: merchant.id, from, to, test: merchant.test === true };
       if (query.type) filter.type = query.type;
       if (query.order_status) filter.status = query.order_status;
@@ -206,6 +158,29 @@ export function createOrdersService(deps: {
       };
     },
 
+    /**
+     * The merchant's dashboard figures (docs/decisions.md section 30): today (UTC) and the last 30 days, per
+     * payment type, with the daily PAYIN series of the 30 days; live orders, or (`test`) the sandbox's.
+     */
+    async merchantReports(merchantId: string, test = false) {
+      const now = new Date(clock.now());
+      const dayStart = utcDay(now);
+      const end = new Date(dayStart.getTime() + 86_400_000);
+      const monthStart = new Date(end.getTime() - 30 * 86_400_000);
+      const [today, last30, daily] = await Promise.all([
+        merchantReport(db, merchantId, dayStart, end, test),
+        merchantReport(db, merchantId, monthStart, end, test),
+        dailySeries(db, merchantId, monthStart, end, test),
+      ]);
+      return { merchant_id: merchantId, generated_at: now.toISOString(), today, last_30_days: last30, daily };
+    },
+  };
+}
+
+/** What operators read: lists, the CSV stream, one order with its timeline, today's figures. */
+function operatorReads(ctx: OrdersContext) {
+  const { db, clock, publicBaseUrl } = ctx;
+  return {
     /**
      * Admin list with filters, newest first; rows carry the operator's fields and, for an order in
      * error, who ended it (`ended_by`: docs/decisions.md section 32, "cancelled by whom").
@@ -241,6 +216,42 @@ export function createOrdersService(deps: {
       return { ...adminOrderView(order, clock.now(), publicBaseUrl), events: await orderTimeline(db, order) };
     },
 
+    /** Today's (UTC) live orders of every merchant per payment type: the operators' dashboard (docs/decisions.md section 32). */
+    async platformToday() {
+      const dayStart = utcDay(new Date(clock.now()));
+      return merchantReport(db, null, dayStart, new Date(dayStart.getTime() + 86_400_000));
+    },
+  };
+}
+
+/** An operator confirms a crypto order with its transfer: the crypto module's rules, then the order as it is now. */
+async function confirmCrypto(ctx: OrdersContext, current: OrderRow, input: ConfirmInput, actor: AdminActor) {
+  if (!input.tx_hash) throw invalidField('tx_hash', 'is required to confirm a crypto order');
+  const received = String(input.received_amount ?? '');
+  if (!/^\d{1,15}(\.\d{1,18})?$/.test(received) || money(received).lte(0)) {
+    throw invalidField('received_amount', 'must be a positive amount in the coin');
+  }
+  if (current.status === 'success') throw new AppError('ORDER_STATE_CONFLICT');
+  if (current.status === 'error' && !input.reason)
+    throw invalidField('reason', 'is required to confirm a failed order');
+  if (!ctx.modes?.crypto) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+  const position = input.position === undefined || input.position === '' ? 0 : Number(input.position);
+  if (!Number.isInteger(position) || position < 0 || position > 2_147_483_647) {
+    throw invalidField('position', 'must be a whole number from 0 (the transfer inside its transaction)');
+  }
+  const outcome = await ctx.modes.crypto.confirm(
+    current,
+    { txHash: input.tx_hash, position, receivedAmount: received, reason: input.reason },
+    actor,
+  );
+  const after = await findOrderById(ctx.db, current.id);
+  return { ...adminOrderView(after ?? current, ctx.clock.now(), ctx.publicBaseUrl), confirmation: outcome };
+}
+
+/** What operators do to an order: confirm it (each mode its own way) or cancel it; audited. */
+function operatorActions(ctx: OrdersContext) {
+  const { db, clock, lifecycle, publicBaseUrl } = ctx;
+  return {
     /**
      * Operator confirmation (docs/decisions.md section 5): pending -> success, or error -> success
      * with a reason (late payment); a crypto order with its transfer, a payout (marked sent) with
@@ -252,9 +263,9 @@ export function createOrdersService(deps: {
       const current = await findOrderById(db, id);
       if (!current) throw new AppError('ORDER_NOT_FOUND');
       assertMayManage(actor, current);
-      if (current.method === 'crypto') return confirmCrypto(current, input, actor);
-      if (current.method === 'payout' && deps.modes?.payout) {
-        const sent = await deps.modes.payout.markSent(id, input.reason ?? null, actor, proof);
+      if (current.method === 'crypto') return confirmCrypto(ctx, current, input, actor);
+      if (current.method === 'payout' && ctx.modes?.payout) {
+        const sent = await ctx.modes.payout.markSent(id, input.reason ?? null, actor, proof);
         return adminOrderView(sent, clock.now(), publicBaseUrl);
       }
       const order = await db.transaction(async (tx) => {
@@ -286,29 +297,53 @@ export function createOrdersService(deps: {
       });
       return adminOrderView(order, clock.now(), publicBaseUrl);
     },
+  };
+}
 
-    /**
-     * The merchant's dashboard figures (docs/decisions.md section 30): today (UTC) and the last 30 days, per
-     * payment type, with the daily PAYIN series of the 30 days; live orders, or (`test`) the sandbox's.
-     */
-    async merchantReports(merchantId: string, test = false) {
-      const now = new Date(clock.now());
-      const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-      const end = new Date(dayStart.getTime() + 86_400_000);
-      const monthStart = new Date(end.getTime() - 30 * 86_400_000);
-      const [today, last30, daily] = await Promise.all([
-        merchantReport(db, merchantId, dayStart, end, test),
-        merchantReport(db, merchantId, monthStart, end, test),
-        dailySeries(db, merchantId, monthStart, end, test),
-      ]);
-      return { merchant_id: merchantId, generated_at: now.toISOString(), today, last_30_days: last30, daily };
-    },
+/**
+ * Orders: creation (fiat PAYIN here, the other modes by their modules), the merchant's and the
+ * operators' reads, operator confirmation and cancellation, expiry. Status changes go through the
+ * lifecycle only.
+ */
+export function createOrdersService(deps: {
+  database: Database;
+  clock: Clock;
+  rates: RatesService;
+  lifecycle: OrderLifecycle;
+  publicBaseUrl: string;
+  modes?: ModeHandlers;
+  takeOffer?: TakeOffer;
+  /** Told of each order created (metrics). */
+  onCreated?: (type: string, direction: string) => void;
+}) {
+  const { database, clock, lifecycle, publicBaseUrl } = deps;
+  const db = database.db;
+  const ctx: OrdersContext = { db, clock, lifecycle, publicBaseUrl, modes: deps.modes };
+  // The one-statement claim's statements are prepared once on the service's connection.
+  const createFiatPayin = createFiatPayinFlow({ ...deps, claim: createClaim(db), takeOffer: deps.takeOffer });
 
-    /** Today's (UTC) live orders of every merchant per payment type: the operators' dashboard (docs/decisions.md section 32). */
-    async platformToday() {
-      const now = new Date(clock.now());
-      const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-      return merchantReport(db, null, dayStart, new Date(dayStart.getTime() + 86_400_000));
+  return {
+    ...merchantReads(ctx),
+    ...operatorReads(ctx),
+    ...operatorActions(ctx),
+
+    /** `POST /merchant/createOrder` with its parsed command: the answer of its mode. */
+    async createOrder(merchant: MerchantRow, command: CreateOrderCommand) {
+      let order: OrderRow;
+      try {
+        if (command.mode === 'fiat') order = await createFiatPayin(merchant, command);
+        else if (command.mode === 'crypto' && deps.modes?.crypto)
+          order = await deps.modes.crypto.create(merchant, command);
+        else if (command.mode === 'payout' && deps.modes?.payout)
+          order = await deps.modes.payout.create(merchant, command);
+        else throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
+      } catch (err) {
+        // One answer for a used order id in every mode (docs/decisions.md section 1).
+        if (err instanceof DuplicateOrderError) throw new AppError('ORDER_ALREADY_EXISTS');
+        throw err;
+      }
+      if (!order.test) deps.onCreated?.(order.type, order.direction);
+      return createOrderAnswer(order, clock.now(), publicBaseUrl);
     },
 
     /** Expires due pending PAYIN orders (docs/decisions.md section 5), 500 at a time. Returns how many. */

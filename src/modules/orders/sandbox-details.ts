@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { CryptoMethod, RequisiteNeed } from '../catalog/index.js';
+import type { RequisiteNeed } from '../catalog/index.js';
 import type { PaymentDetailsColumns } from './new-order.js';
 
 /** The holder name of every sandbox requisite: no real person's. */
@@ -37,29 +37,4 @@ export function sandboxPaymentDetails(need: RequisiteNeed, orderId: string): Pay
     return { ...base, pdAddress: link, pdEmv: link };
   }
   return { ...base, pdAddress: `2200${digits(orderId, 12)}` };
-}
-
-const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
-const BECH32 = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-
-/**
- * A generated deposit address of a sandbox crypto PAYIN, shaped like the network's (0x + 40 hex on
- * EVM, T + 33 base58 on TRON, testnet bech32 on Bitcoin and Litecoin, a 48-character user-friendly
- * form on TON). It belongs to no wallet of ours and no watcher looks at it: coins sent to it are
- * lost, which the form of a test order says.
- */
-export function sandboxDepositAddress(method: Pick<CryptoMethod, 'keyNetwork'>, orderId: string): string {
-  switch (method.keyNetwork) {
-    case 'evm':
-      return `0x${createHash('sha256').update(orderId).digest('hex').slice(0, 40)}`;
-    case 'tron':
-      return `T${chars(orderId, BASE58, 33)}`;
-    case 'btc':
-      return `tb1q${chars(orderId, BECH32, 38)}`;
-    case 'ltc':
-      return `tltc1q${chars(orderId, BECH32, 38)}`;
-    default:
-      return `kQ${chars(orderId, BASE64URL, 46)}`;
-  }
 }

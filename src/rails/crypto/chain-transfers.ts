@@ -3,8 +3,8 @@ import type { Database, Executor } from '../../db/database.js';
 import { cryptoTransactions } from '../../db/tables/crypto.js';
 import type { Clock } from '../../lib/clock.js';
 import { CRYPTO_METHODS } from '../../modules/catalog/index.js';
-import { cryptoAddressesToWatch } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
+import { cryptoAddressesToWatch } from './crypto-order-reads.js';
 import { normaliseTxHash } from './crypto-rules.js';
 import { POOL_HOLD_MS } from './deposit-addresses.js';
 
@@ -37,6 +37,103 @@ export interface AwaitingTransfer {
   nextCheckAt: Date | null;
 }
 
+/** The columns of a transfer the watcher follows (AwaitingTransfer). */
+const awaitingColumns = {
+  id: cryptoTransactions.id,
+  network: cryptoTransactions.network,
+  asset: cryptoTransactions.asset,
+  address: cryptoTransactions.address,
+  txHash: cryptoTransactions.txHash,
+  position: cryptoTransactions.position,
+  amount: cryptoTransactions.amount,
+  blockHeight: cryptoTransactions.blockHeight,
+  blockHash: cryptoTransactions.blockHash,
+  vanishedAt: cryptoTransactions.vanishedAt,
+  nextCheckAt: cryptoTransactions.nextCheckAt,
+};
+
+/** The row of a transfer a watcher saw: awaiting its confirmations, in its block when it has one. */
+function observedRow(t: ObservedTransfer, txHash: string) {
+  return {
+    network: t.network,
+    txHash,
+    position: t.position,
+    address: t.address,
+    amount: t.amount,
+    confirmations: t.block ? 1 : 0,
+    outcome: 'awaiting' as const,
+    reportedBy: 'chain-watcher',
+    asset: t.asset,
+    blockHeight: t.block?.height ?? null,
+    blockHash: t.block?.hash ?? null,
+  };
+}
+
+/**
+ * Records transfers a watcher saw, in the caller's transaction: new ones as `awaiting`; one seen
+ * again in another block gets its new block; one a reorg had dropped awaits again. Returns how
+ * many rows were new.
+ */
+async function recordObserved(ex: Executor, transfers: readonly ObservedTransfer[]): Promise<number> {
+  let added = 0;
+  for (const t of transfers) {
+    const txHash = normaliseTxHash(t.network, t.txHash);
+    if (!txHash) continue;
+    const inserted = await ex
+      .insert(cryptoTransactions)
+      .values(observedRow(t, txHash))
+      .onConflictDoUpdate({
+        target: [cryptoTransactions.network, cryptoTransactions.txHash, cryptoTransactions.position],
+        set: {
+          blockHeight: sql`excluded.block_height`,
+          blockHash: sql`excluded.block_hash`,
+          outcome: 'awaiting',
+          vanishedAt: null,
+          nextCheckAt: null,
+        },
+        // Only rows still waiting (or dropped and back); a credited or reported row never changes.
+        setWhere: sql`${cryptoTransactions.outcome} IN ('awaiting', 'dropped') AND ${cryptoTransactions.reportedBy} = 'chain-watcher'`,
+      })
+      .returning({ id: cryptoTransactions.id, createdAt: cryptoTransactions.createdAt });
+    if (inserted.length > 0) added += 1;
+  }
+  return added;
+}
+
+/**
+ * Marks a credited transfer that a reorg removed (`reorged_at` = `now`) and writes the audit entry
+ * naming its order, once. Returns the order id, or null (none, or flagged already).
+ */
+async function flagReorgedAfterCredit(database: Database, now: Date, id: number): Promise<string | null> {
+  return database.db.transaction(async (tx) => {
+    const rows = await tx
+      .update(cryptoTransactions)
+      .set({ reorgedAt: now })
+      .where(and(eq(cryptoTransactions.id, id), isNull(cryptoTransactions.reorgedAt)))
+      .returning();
+    const row = rows[0];
+    if (!row) return null;
+    await writeAudit(
+      tx,
+      { name: 'system:chain-watcher', ip: '' },
+      {
+        action: 'crypto.reorged_after_credit',
+        targetType: 'order',
+        targetId: row.orderId ?? `tx:${row.txHash}`,
+        after: {
+          network: row.network,
+          tx_hash: row.txHash,
+          position: row.position,
+          amount: row.amount,
+          block_height: row.blockHeight,
+          block_hash: row.blockHash,
+        },
+      },
+    );
+    return row.orderId;
+  });
+}
+
 /**
  * What the built-in chain watchers (docs/decisions.md sections 25 and 34) record in the crypto
  * module's table: transfers seen and awaiting confirmations, vanished and re-checked, dropped, or
@@ -45,19 +142,6 @@ export interface AwaitingTransfer {
  */
 export function createChainTransfers(deps: { database: Database; clock: Clock }) {
   const db = deps.database.db;
-  const awaitingColumns = {
-    id: cryptoTransactions.id,
-    network: cryptoTransactions.network,
-    asset: cryptoTransactions.asset,
-    address: cryptoTransactions.address,
-    txHash: cryptoTransactions.txHash,
-    position: cryptoTransactions.position,
-    amount: cryptoTransactions.amount,
-    blockHeight: cryptoTransactions.blockHeight,
-    blockHash: cryptoTransactions.blockHash,
-    vanishedAt: cryptoTransactions.vanishedAt,
-    nextCheckAt: cryptoTransactions.nextCheckAt,
-  };
 
   return {
     /**
@@ -80,43 +164,7 @@ export function createChainTransfers(deps: { database: Database; clock: Clock })
      * `awaiting`; one seen again in another block (a reorg moved it) gets its new block; one a reorg
      * had dropped and that came back awaits again. Returns how many rows were new.
      */
-    async observe(ex: Executor, transfers: readonly ObservedTransfer[]): Promise<number> {
-      let added = 0;
-      for (const t of transfers) {
-        const txHash = normaliseTxHash(t.network, t.txHash);
-        if (!txHash) continue;
-        const inserted = await ex
-          .insert(cryptoTransactions)
-          .values({
-            network: t.network,
-            txHash,
-            position: t.position,
-            address: t.address,
-            amount: t.amount,
-            confirmations: t.block ? 1 : 0,
-            outcome: 'awaiting',
-            reportedBy: 'chain-watcher',
-            asset: t.asset,
-            blockHeight: t.block?.height ?? null,
-            blockHash: t.block?.hash ?? null,
-          })
-          .onConflictDoUpdate({
-            target: [cryptoTransactions.network, cryptoTransactions.txHash, cryptoTransactions.position],
-            set: {
-              blockHeight: sql`excluded.block_height`,
-              blockHash: sql`excluded.block_hash`,
-              outcome: 'awaiting',
-              vanishedAt: null,
-              nextCheckAt: null,
-            },
-            // Only rows still waiting (or dropped and back); a credited or reported row never changes.
-            setWhere: sql`${cryptoTransactions.outcome} IN ('awaiting', 'dropped') AND ${cryptoTransactions.reportedBy} = 'chain-watcher'`,
-          })
-          .returning({ id: cryptoTransactions.id, createdAt: cryptoTransactions.createdAt });
-        if (inserted.length > 0) added += 1;
-      }
-      return added;
-    },
+    observe: recordObserved,
 
     /** Transfers of `network` waiting for confirmations, oldest first. */
     async awaiting(network: string, limit = 500): Promise<AwaitingTransfer[]> {
@@ -191,35 +239,8 @@ export function createChainTransfers(deps: { database: Database; clock: Clock })
      * A reorg removed a transfer after it was credited: never a silent reversal. The row is marked,
      * and an audit entry names the order for operators (docs/decisions.md section 25). Returns the order id, if any.
      */
-    async flagReorgedAfterCredit(id: number): Promise<string | null> {
-      return db.transaction(async (tx) => {
-        const rows = await tx
-          .update(cryptoTransactions)
-          .set({ reorgedAt: new Date(deps.clock.now()) })
-          .where(and(eq(cryptoTransactions.id, id), isNull(cryptoTransactions.reorgedAt)))
-          .returning();
-        const row = rows[0];
-        if (!row) return null;
-        await writeAudit(
-          tx,
-          { name: 'system:chain-watcher', ip: '' },
-          {
-            action: 'crypto.reorged_after_credit',
-            targetType: 'order',
-            targetId: row.orderId ?? `tx:${row.txHash}`,
-            after: {
-              network: row.network,
-              tx_hash: row.txHash,
-              position: row.position,
-              amount: row.amount,
-              block_height: row.blockHeight,
-              block_hash: row.blockHash,
-            },
-          },
-        );
-        return row.orderId;
-      });
-    },
+    flagReorgedAfterCredit: (id: number) =>
+      flagReorgedAfterCredit(deps.database, new Date(deps.clock.now()), id),
   };
 }
 

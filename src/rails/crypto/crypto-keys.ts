@@ -31,6 +31,42 @@ function isTonAddress(text: string): boolean {
 }
 
 /**
+ * The key network and first address (index 0) of an operator's account xpub: VALIDATION_ERROR
+ * naming `network` for a network without xpubs, `xpub` for a key that does not parse.
+ */
+function checkedXpub(input: { network: string; xpub: string }) {
+  const network = input.network.toLowerCase() as KeyNetwork;
+  if (!XPUB_NETWORKS.includes(network)) throw invalidField('network', `one of ${XPUB_NETWORKS.join(', ')}`);
+  const keyNetwork = network as Exclude<KeyNetwork, 'ton'>;
+  try {
+    const firstAddress = deriveDepositAddress(keyNetwork, parseExtendedPublicKey(keyNetwork, input.xpub), 0);
+    return { network: keyNetwork, firstAddress, xpub: input.xpub.trim() };
+  } catch (err) {
+    if (err instanceof InvalidExtendedKeyError) throw invalidField('xpub', err.message);
+    throw err;
+  }
+}
+
+/** A chain transaction as the operators' crypto overview shows it. */
+function attentionView(t: typeof cryptoTransactions.$inferSelect) {
+  return {
+    network: t.network,
+    tx_hash: t.txHash,
+    address: t.address,
+    amount: t.amount,
+    order_id: t.orderId,
+    outcome: t.outcome,
+    position: t.position,
+    confirmations: t.confirmations,
+    block_height: t.blockHeight,
+    reorged_at: t.reorgedAt?.toISOString() ?? null,
+    review_reason: t.reviewReason,
+    vanished_at: t.vanishedAt?.toISOString() ?? null,
+    at: t.createdAt.toISOString(),
+  };
+}
+
+/**
  * Operators' crypto settings (docs/decisions.md section 8): the account xpubs deposit
  * addresses are derived from, the TON address pool, and what needs their attention.
  */
@@ -40,18 +76,7 @@ export function createCryptoKeys(deps: { database: Database; clock: Clock }) {
   return {
     /** Sets the account xpub of a key network; returns the address at index 0 for the operator to check. */
     async setXpub(input: { network: string; xpub: string }, actor: AdminActor) {
-      const network = input.network.toLowerCase() as KeyNetwork;
-      if (!XPUB_NETWORKS.includes(network))
-        throw invalidField('network', `one of ${XPUB_NETWORKS.join(', ')}`);
-      const keyNetwork = network as Exclude<KeyNetwork, 'ton'>;
-      let firstAddress: string;
-      try {
-        firstAddress = deriveDepositAddress(keyNetwork, parseExtendedPublicKey(keyNetwork, input.xpub), 0);
-      } catch (err) {
-        if (err instanceof InvalidExtendedKeyError) throw invalidField('xpub', err.message);
-        throw err;
-      }
-      const xpub = input.xpub.trim();
+      const { network, firstAddress, xpub } = checkedXpub(input);
       return db.transaction(async (tx) => {
         // Every key of the network is locked first: concurrent changes take turns.
         const keys = await tx
@@ -131,21 +156,7 @@ export function createCryptoKeys(deps: { database: Database; clock: Clock }) {
       return {
         xpubs: keys.map((k) => ({ network: k.network, xpub: k.xpub, next_index: k.nextIndex })),
         pools: pool.map((p) => ({ network: p.network, total: Number(p.total) })),
-        transactions_needing_attention: attention.map((t) => ({
-          network: t.network,
-          tx_hash: t.txHash,
-          address: t.address,
-          amount: t.amount,
-          order_id: t.orderId,
-          outcome: t.outcome,
-          position: t.position,
-          confirmations: t.confirmations,
-          block_height: t.blockHeight,
-          reorged_at: t.reorgedAt?.toISOString() ?? null,
-          review_reason: t.reviewReason,
-          vanished_at: t.vanishedAt?.toISOString() ?? null,
-          at: t.createdAt.toISOString(),
-        })),
+        transactions_needing_attention: attention.map(attentionView),
       };
     },
   };

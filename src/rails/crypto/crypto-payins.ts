@@ -6,20 +6,17 @@ import { money, toDbAmount } from '../../lib/money.js';
 import { cryptoMethod } from '../../modules/catalog/index.js';
 import { findMerchant, type MerchantRow } from '../../modules/merchants/index.js';
 import {
-  assertNewExternalId,
   type CryptoPayinCommand,
   checkLimits,
-  cryptoOrdersAwaitingQuote,
-  insertOrder,
-  newOrderRow,
   type OrderRow,
-  sandboxDepositAddress,
-  setCryptoQuote,
+  orderCommands,
 } from '../../modules/orders/index.js';
 import type { RatesService } from '../../modules/rates/index.js';
+import { cryptoOrdersAwaitingQuote } from './crypto-order-reads.js';
 import { ratesFor } from './crypto-payments.js';
 import { type CryptoQuote, quoteCryptoOrder, withPayinMarkup } from './crypto-rules.js';
 import { allocateDepositAddress } from './deposit-addresses.js';
+import { sandboxDepositAddress } from './sandbox-address.js';
 
 /** The order columns of a quote (`cryptoAmount` written with 8 decimals, docs/decisions.md section 2). */
 function quoteColumns(quote: CryptoQuote) {
@@ -46,7 +43,7 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
     /** `createOrder` in crypto mode, from its parsed command. ORDER_ALREADY_EXISTS, limits, REQUISITES_NOT_FOUND. */
     async create(merchant: MerchantRow, cmd: CryptoPayinCommand): Promise<OrderRow> {
       const id = newInternalId();
-      await assertNewExternalId(db, merchant, cmd.orderId ?? id);
+      await orderCommands.assertNewExternalId(db, merchant, cmd.orderId ?? id);
       const feePercent = money(merchant.payinFeePercentByType[cmd.type] ?? merchant.payinFeePercent);
       const quote = quoteCryptoOrder({
         amount: cmd.amount,
@@ -67,27 +64,25 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
           ? { address: sandboxDepositAddress(cmd.method, id), index: null }
           : await allocateDepositAddress(tx, cmd.method.keyNetwork, now);
         if (!deposit) throw new AppError('REQUISITES_NOT_FOUND');
-        const draft = newOrderRow({
-          id,
-          merchant,
-          command: cmd,
-          currency: cmd.requestCurrency,
-          figures: {
-            amount: cmd.amount,
-            payable: cmd.amount,
-            feePercent,
-            fee: quote.fee ?? money(0),
-            amountAfterFee: quote.amountAfterFee ?? money(0),
+        return orderCommands.insertNew(
+          tx,
+          {
+            id,
+            merchant,
+            command: cmd,
+            currency: cmd.requestCurrency,
+            figures: {
+              amount: cmd.amount,
+              payable: cmd.amount,
+              feePercent,
+              fee: quote.fee ?? money(0),
+              amountAfterFee: quote.amountAfterFee ?? money(0),
+            },
+            now,
+            extra: { ...quoteColumns(quote), derivationIndex: deposit.index },
           },
-          now,
-          extra: { ...quoteColumns(quote), derivationIndex: deposit.index },
-        });
-        return insertOrder(tx, {
-          ...draft,
-          pdAddress: deposit.address,
-          pdBank: cmd.method.coin,
-          pdHolderName: cmd.method.network,
-        });
+          { pdAddress: deposit.address, pdBank: cmd.method.coin, pdHolderName: cmd.method.network },
+        );
       });
     },
 
@@ -118,7 +113,8 @@ export function createCryptoPayins(deps: { database: Database; clock: Clock; rat
           ),
         });
         if (!quote.cryptoAmount || !quote.cryptoRate) continue;
-        if (await setCryptoQuote(db, order.id, quoteColumns(quote), new Date(clock.now()))) filled++;
+        if (await orderCommands.setCryptoQuote(db, order.id, quoteColumns(quote), new Date(clock.now())))
+          filled++;
       }
       return filled;
     },

@@ -3,8 +3,8 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { cryptoPoolAddresses, cryptoXpubs } from '../../db/tables/crypto.js';
 import type { KeyNetwork } from '../../modules/catalog/index.js';
-import { depositAddressInUse } from '../../modules/orders/index.js';
 import { deriveDepositAddress, parseExtendedPublicKey } from './address-derivation.js';
+import { depositAddressInUse } from './crypto-order-reads.js';
 
 /** How long a pool address stays with its order after the order ends, for late payments (docs/decisions.md section 8). */
 export const POOL_HOLD_MS = 24 * 3600 * 1000;

@@ -5,9 +5,9 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { type SecretBox, sha256Hex } from '../../lib/secrets.js';
-import { paidPayinsOn } from '../../modules/orders/index.js';
 import { countRequisites, resumeRequisites } from '../../modules/requisites/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
+import { paidPayinsOn } from './device-order-reads.js';
 import {
   type DeviceSecrets,
   newDeviceSecrets,

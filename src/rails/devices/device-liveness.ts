@@ -1,9 +1,9 @@
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
-import { expiredPayinsOn } from '../../modules/orders/index.js';
 import { pauseRequisites } from '../../modules/requisites/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { DeviceMetrics } from './device-ingest-service.js';
+import { expiredPayinsOn } from './device-order-reads.js';
 import { deviceState, ONLINE_SECONDS } from './device-state.js';
 import { bindingsOf, insertEvent, quietDevices } from './devices-repository.js';
 

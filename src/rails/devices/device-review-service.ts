@@ -1,18 +1,13 @@
 import type { Database } from '../../db/database.js';
-import type { AdminActor } from '../../http/request-context.js';
+import { type AdminActor, eventActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
-import {
-  type CandidateOrder,
-  candidateOrders,
-  eventActor,
-  lockOrderByAnyId,
-  type OrderLifecycle,
-} from '../../modules/orders/index.js';
+import { lockOrderByAnyId, type OrderLifecycle } from '../../modules/orders/index.js';
 import { learnMask } from '../../modules/requisites/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
+import { type CandidateOrder, candidateOrders } from './device-order-reads.js';
 import {
   bindingsOf,
   type DeviceEventRow,

@@ -9,13 +9,14 @@ import type { Database, Executor } from '../../db/database.js';
 import { money } from '../../lib/money.js';
 import type { MessageChannel, MessageFields } from '../../modules/bank-messages/index.js';
 import type { BanksService } from '../../modules/banks/index.js';
-import { type OrderLifecycle, ordersForCredit } from '../../modules/orders/index.js';
+import type { OrderLifecycle } from '../../modules/orders/index.js';
 import {
   findRequisites,
   pauseRequisites,
   type RequisiteRow,
   requisiteMasks,
 } from '../../modules/requisites/index.js';
+import { ordersForCredit } from './device-order-reads.js';
 import {
   bindingsOf,
   type DeviceEventRow,

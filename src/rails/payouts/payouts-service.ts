@@ -1,6 +1,6 @@
 import type { Database } from '../../db/database.js';
 import type { MultipartUpload } from '../../http/multipart.js';
-import type { AdminActor } from '../../http/request-context.js';
+import { type AdminActor, eventActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { newInternalId } from '../../lib/ids.js';
@@ -11,20 +11,16 @@ import { createHold, lockBalance } from '../../modules/ledger/index.js';
 import type { MerchantRow } from '../../modules/merchants/index.js';
 import {
   amountAfterFee,
-  assertNewExternalId,
-  assignPayout,
   computeFee,
-  eventActor,
-  insertOrder,
-  listQueue,
   lockOrder,
-  newOrderRow,
   type OrderLifecycle,
   type OrderRow,
+  orderCommands,
   type PayoutCommand,
 } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { ReceiptsService } from '../receipts/index.js';
+import { listQueue } from './payout-order-reads.js';
 
 /**
  * PAYOUT orders (docs/api.md "createOrder - PAYOUT"; docs/decisions.md sections 6 and 10): the
@@ -52,7 +48,7 @@ export function createPayoutsService(deps: {
       const bankNames = new Set((await banks.listEnabled()).map((b) => b.name));
       const details = parsePayoutDetails(cmd.details, cmd.type, bankNames);
       const id = newInternalId();
-      await assertNewExternalId(db, merchant, cmd.orderId ?? id);
+      await orderCommands.assertNewExternalId(db, merchant, cmd.orderId ?? id);
       const feePercent = money(merchant.payoutFeePercent);
       const gross = money(cmd.amount);
       const fee = computeFee(gross, feePercent);
@@ -64,20 +60,18 @@ export function createPayoutsService(deps: {
           const balance = await lockBalance(tx, merchant.id, 'RUB');
           if (balance.balance.minus(balance.reserved).lt(debit)) throw new AppError('INSUFFICIENT_BALANCE');
         }
-        const draft = newOrderRow({
-          id,
-          merchant,
-          command: cmd,
-          currency: 'RUB',
-          figures: { amount: gross, payable: gross, feePercent, fee, amountAfterFee: debit },
-          now,
-        });
-        const order = await insertOrder(tx, {
-          ...draft,
-          pdAddress: details.holderAccount,
-          pdBank: details.methodName,
-          pdHolderName: details.holderName,
-        });
+        const order = await orderCommands.insertNew(
+          tx,
+          {
+            id,
+            merchant,
+            command: cmd,
+            currency: 'RUB',
+            figures: { amount: gross, payable: gross, feePercent, fee, amountAfterFee: debit },
+            now,
+          },
+          { pdAddress: details.holderAccount, pdBank: details.methodName, pdHolderName: details.holderName },
+        );
         if (!merchant.test)
           await createHold(tx, { orderId: id, merchantId: merchant.id, currency: 'RUB', amount: debit });
         return order;
@@ -120,7 +114,7 @@ export function createPayoutsService(deps: {
     /** An operator takes a pending payout from the queue (shown as theirs); audited. */
     async take(id: string, actor: AdminActor) {
       await db.transaction(async (tx) => {
-        if (!(await assignPayout(tx, id, actor.name, new Date(clock.now())))) {
+        if (!(await orderCommands.assignPayout(tx, id, actor.name, new Date(clock.now())))) {
           throw new AppError('ORDER_STATE_CONFLICT');
         }
         await writeAudit(tx, actor, {

@@ -2,7 +2,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { receipts } from '../../db/tables/receipts.js';
 import { AppError } from '../../lib/errors.js';
-import { setReceiptStatus } from '../../modules/orders/index.js';
+import { orderCommands } from '../../modules/orders/index.js';
 
 export type ReceiptRow = typeof receipts.$inferSelect;
 export type ReceiptSource = ReceiptRow['source'];
@@ -34,7 +34,7 @@ async function latestStatus(ex: Executor, orderId: string): Promise<ReceiptRow['
 
 /** Keeps the order's `receiptStatus` (the orders module's column) equal to its latest receipt's. */
 export async function syncOrderReceiptStatus(ex: Executor, orderId: string, now: Date): Promise<void> {
-  await setReceiptStatus(ex, orderId, await latestStatus(ex, orderId), now);
+  await orderCommands.setReceiptStatus(ex, orderId, await latestStatus(ex, orderId), now);
 }
 
 /**

@@ -65,105 +65,116 @@ const MOVES: Partial<Record<SandboxOutcome, { to: 'success' | 'error'; reason: s
 const PAYIN_ONLY: readonly SandboxOutcome[] = ['paid', 'paid_other_amount', 'expired'];
 const PAYOUT_ONLY: readonly SandboxOutcome[] = ['payout_sent', 'payout_failed'];
 
-/**
- * The sandbox (docs/decisions.md section 29): drives a test order to an outcome through the same lifecycle as
- * live orders, so the answers, the success webhook and the event subscriptions are the live ones
- * (signed with the test key); no ledger entry, requisite or chain is touched. Every drive is
- * audited as `sandbox.<outcome>`.
- */
-export function createSandboxService(deps: {
+/** What the sandbox drives a test order through: the live lifecycle, crypto payments and receipt decisions. */
+export interface SandboxDeps {
   database: Database;
   clock: Clock;
   lifecycle: OrderLifecycle;
   orders: Pick<OrdersService, 'findOwnOrder' | 'getOrder'>;
   crypto: Pick<CryptoService, 'sandboxPayment'>;
   receipts: Pick<ReceiptsService, 'decide' | 'forOrder'>;
-}) {
-  const { database, clock, lifecycle } = deps;
-  const db = database.db;
+}
 
-  async function move(order: OrderRow, outcome: SandboxOutcome, actor: AdminActor) {
-    const step = MOVES[outcome];
-    if (!step) throw new AppError('ORDER_STATE_CONFLICT');
-    const { to, reason } = step;
-    await db.transaction(async (tx) => {
-      const locked = await lockOrder(tx, order.id);
-      if (!locked || locked.status !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
-      const ctx = {
-        actor: reason === 'expired' ? 'system' : 'sandbox',
-        reason,
-        now: new Date(clock.now()),
-        audit: { by: actor, action: `sandbox.${outcome}` },
-      };
-      if (to === 'success') await lifecycle.succeed(tx, locked, ctx);
-      else await lifecycle.fail(tx, locked, ctx);
-    });
-  }
+/** An outcome that is a lifecycle move (MOVES), made on the locked pending order and audited by the lifecycle. */
+async function move(deps: SandboxDeps, order: OrderRow, outcome: SandboxOutcome, actor: AdminActor) {
+  const step = MOVES[outcome];
+  if (!step) throw new AppError('ORDER_STATE_CONFLICT');
+  const { to, reason } = step;
+  await deps.database.db.transaction(async (tx) => {
+    const locked = await lockOrder(tx, order.id);
+    if (locked?.status !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
+    const ctx = {
+      actor: reason === 'expired' ? 'system' : 'sandbox',
+      reason,
+      now: new Date(deps.clock.now()),
+      audit: { by: actor, action: `sandbox.${outcome}` },
+    };
+    if (to === 'success') await deps.lifecycle.succeed(tx, locked, ctx);
+    else await deps.lifecycle.fail(tx, locked, ctx);
+  });
+}
 
-  async function judgeReceipt(order: OrderRow, decision: 'accepted' | 'rejected', actor: AdminActor) {
-    const receipt = (await deps.receipts.forOrder(order.id)).find((r) => r.status === 'under_review');
-    if (!receipt)
-      throw new AppError('ORDER_STATE_CONFLICT', [
-        {
-          field: 'outcome',
-          problem: 'no receipt under review: upload one first (POST /merchant/receipt/upload)',
-        },
-      ]);
-    await db.transaction(async (tx) => {
-      const reason = decision === 'rejected' ? 'rejected in the sandbox' : null;
-      const after = await deps.receipts.decide(tx, receipt.id, decision, reason, actor);
-      if (after === 'missing' || after === 'decided') throw new AppError('ORDER_STATE_CONFLICT');
-    });
-  }
+/** Decides the order's receipt under review as an operator would. ORDER_STATE_CONFLICT when there is none. */
+async function judgeReceipt(
+  deps: SandboxDeps,
+  order: OrderRow,
+  decision: 'accepted' | 'rejected',
+  actor: AdminActor,
+) {
+  const receipt = (await deps.receipts.forOrder(order.id)).find((r) => r.status === 'under_review');
+  if (!receipt)
+    throw new AppError('ORDER_STATE_CONFLICT', [
+      {
+        field: 'outcome',
+        problem: 'no receipt under review: upload one first (POST /merchant/receipt/upload)',
+      },
+    ]);
+  await deps.database.db.transaction(async (tx) => {
+    const reason = decision === 'rejected' ? 'rejected in the sandbox' : null;
+    const after = await deps.receipts.decide(tx, receipt.id, decision, reason, actor);
+    if (after === 'missing' || after === 'decided') throw new AppError('ORDER_STATE_CONFLICT');
+  });
+}
 
-  async function payOtherAmount(order: OrderRow, amount: string | undefined) {
-    if (amount === undefined || !/^\d{1,15}(\.\d{1,18})?$/.test(amount) || money(amount).lte(0))
-      throw invalidField(
-        'amount',
-        'a positive amount (in the coin for a crypto order, else the order currency)',
-      );
-    // A fiat transfer of another amount matches no order live: nothing changes (see SANDBOX_OUTCOMES).
-    if (order.method === 'crypto') await deps.crypto.sandboxPayment(order.id, money(amount));
-  }
+/** `paid_other_amount`: a crypto order is paid `amount` (the live credit rules); a fiat one is left as it is. */
+async function payOtherAmount(deps: SandboxDeps, order: OrderRow, amount: string | undefined) {
+  if (amount === undefined || !/^\d{1,15}(\.\d{1,18})?$/.test(amount) || money(amount).lte(0))
+    throw invalidField(
+      'amount',
+      'a positive amount (in the coin for a crypto order, else the order currency)',
+    );
+  // A fiat transfer of another amount matches no order live: nothing changes (see SANDBOX_OUTCOMES).
+  if (order.method === 'crypto') await deps.crypto.sandboxPayment(order.id, money(amount));
+}
 
-  /** Applies an outcome to a test order. ORDER_STATE_CONFLICT when the order cannot take it now. */
-  async function apply(
-    order: OrderRow,
-    outcome: SandboxOutcome,
-    amount: string | undefined,
-    actor: AdminActor,
-  ) {
-    if (!order.test) throw new AppError('TEST_KEY_REQUIRED');
-    const conflict = (problem: string) =>
-      new AppError('ORDER_STATE_CONFLICT', [{ field: 'outcome', problem }]);
-    if (order.direction === 'PAYOUT' && PAYIN_ONLY.includes(outcome))
-      throw conflict(`${outcome} is for PAYIN orders`);
-    if (order.direction === 'PAYIN' && PAYOUT_ONLY.includes(outcome))
-      throw conflict(`${outcome} is for PAYOUT orders`);
-    if (outcome === 'receipt_accepted' || outcome === 'receipt_rejected') {
-      await judgeReceipt(order, outcome === 'receipt_accepted' ? 'accepted' : 'rejected', actor);
-      return;
-    }
-    if (order.status !== 'pending') throw conflict(`the order is ${order.status} already`);
-    if (outcome === 'paid_other_amount') return payOtherAmount(order, amount);
-    if (outcome === 'paid' && order.method === 'crypto') {
-      if (order.cryptoAmount === null) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
-      await deps.crypto.sandboxPayment(order.id, money(order.cryptoAmount));
-      return;
-    }
-    return move(order, outcome, actor);
+/** Applies an outcome to a test order. ORDER_STATE_CONFLICT when the order cannot take it now. */
+async function apply(
+  deps: SandboxDeps,
+  order: OrderRow,
+  outcome: SandboxOutcome,
+  amount: string | undefined,
+  actor: AdminActor,
+) {
+  if (!order.test) throw new AppError('TEST_KEY_REQUIRED');
+  const conflict = (problem: string) => new AppError('ORDER_STATE_CONFLICT', [{ field: 'outcome', problem }]);
+  if (order.direction === 'PAYOUT' && PAYIN_ONLY.includes(outcome))
+    throw conflict(`${outcome} is for PAYIN orders`);
+  if (order.direction === 'PAYIN' && PAYOUT_ONLY.includes(outcome))
+    throw conflict(`${outcome} is for PAYOUT orders`);
+  if (outcome === 'receipt_accepted' || outcome === 'receipt_rejected') {
+    await judgeReceipt(deps, order, outcome === 'receipt_accepted' ? 'accepted' : 'rejected', actor);
+    return;
   }
+  if (order.status !== 'pending') throw conflict(`the order is ${order.status} already`);
+  if (outcome === 'paid_other_amount') return payOtherAmount(deps, order, amount);
+  if (outcome === 'paid' && order.method === 'crypto') {
+    if (order.cryptoAmount === null) throw new AppError('EXCHANGE_RATE_UNAVAILABLE');
+    await deps.crypto.sandboxPayment(order.id, money(order.cryptoAmount));
+    return;
+  }
+  return move(deps, order, outcome, actor);
+}
 
-  async function audited(order: OrderRow, outcome: SandboxOutcome, actor: AdminActor) {
-    // Fiat moves are audited by the lifecycle and receipts by the receipts module; crypto payments here.
-    if (outcome !== 'paid_other_amount' && !(outcome === 'paid' && order.method === 'crypto')) return;
-    await writeAudit(db, actor, {
-      action: `sandbox.${outcome}`,
-      targetType: 'order',
-      targetId: order.id,
-      after: { outcome },
-    });
-  }
+/** The audit entry of a drive that neither the lifecycle nor receipts wrote (a crypto payment). */
+async function audited(deps: SandboxDeps, order: OrderRow, outcome: SandboxOutcome, actor: AdminActor) {
+  // Fiat moves are audited by the lifecycle and receipts by the receipts module; crypto payments here.
+  if (outcome !== 'paid_other_amount' && !(outcome === 'paid' && order.method === 'crypto')) return;
+  await writeAudit(deps.database.db, actor, {
+    action: `sandbox.${outcome}`,
+    targetType: 'order',
+    targetId: order.id,
+    after: { outcome },
+  });
+}
+
+/**
+ * The sandbox (docs/decisions.md section 29): drives a test order to an outcome through the same lifecycle as
+ * live orders, so the answers, the success webhook and the event subscriptions are the live ones
+ * (signed with the test key); no ledger entry, requisite or chain is touched. Every drive is
+ * audited as `sandbox.<outcome>`.
+ */
+export function createSandboxService(deps: SandboxDeps) {
+  const db = deps.database.db;
 
   return {
     /**
@@ -180,8 +191,8 @@ export function createSandboxService(deps: {
       if (!merchant.test) throw new AppError('TEST_KEY_REQUIRED');
       const order = await deps.orders.findOwnOrder(merchant, id);
       const actor = { name: `merchant:${merchant.id}`, ip };
-      await apply(order, input.outcome, input.amount, actor);
-      await audited(order, input.outcome, actor);
+      await apply(deps, order, input.outcome, input.amount, actor);
+      await audited(deps, order, input.outcome, actor);
       return deps.orders.getOrder(merchant, order.id);
     },
 
@@ -199,8 +210,8 @@ export function createSandboxService(deps: {
       const order = await findOrderById(db, orderId);
       if (!order?.test || (options.merchantId !== undefined && order.merchantId !== options.merchantId))
         throw new AppError('ORDER_NOT_FOUND');
-      await apply(order, outcome, options.amount, actor);
-      await audited(order, outcome, actor);
+      await apply(deps, order, outcome, options.amount, actor);
+      await audited(deps, order, outcome, actor);
     },
   };
 }

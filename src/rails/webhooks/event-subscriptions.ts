@@ -3,9 +3,9 @@ import { type Database, type Executor, notify, OUTBOX_CHANNEL } from '../../db/d
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { callbackUrl, type MoveHook, type OrderRow } from '../../modules/orders/index.js';
+import type { MoveHook, OrderRow } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
-import type { Allowlist } from '../../platform/outbound/index.js';
+import { type Allowlist, publicUrl } from '../../platform/outbound/index.js';
 import { EVENT_TYPES, type EventType, eventBody, eventOfMove, isEventType } from './event-types.js';
 import {
   deleteSubscription,
@@ -32,31 +32,34 @@ function subscriptionView(s: SubscriptionRow) {
   };
 }
 
-/**
- * Event subscriptions (docs/api.md "Event subscriptions"): a merchant's endpoints for the events of EVENT_TYPES,
- * delivered through the success webhook's outbox (same signing with the merchant's key, same
- * durable retry schedule, same attempt log). `orderObject` is the order as `GET /merchant/order`
- * shows it.
- */
-export function createEventSubscriptions(deps: {
+/** What event subscriptions work with; `orderObject` is the order as `GET /merchant/order` shows it. */
+export interface EventSubscriptionsDeps {
   database: Database;
   clock: Clock;
   allowlist: Allowlist;
   orderObject: (order: OrderRow) => unknown;
   onEnqueued?: () => void;
-}) {
-  const { database, clock } = deps;
-  const db = database.db;
+}
+
+/** Writes one delivery per subscription that wants `type`, in the caller's transaction; their ids. */
+type Enqueue = (
+  ex: Executor,
+  subs: SubscriptionRow[],
+  type: EventType,
+  order: OrderRow | null,
+  body: (id: string) => string,
+  test?: boolean,
+) => Promise<string[]>;
+
+/**
+ * The events' side of the outbox: the lifecycle's move hook and `emit` write a delivery per
+ * subscription that wants the event, in the caller's transaction.
+ */
+function createEventOutbox(deps: EventSubscriptionsDeps) {
+  const { clock } = deps;
 
   /** Writes one delivery per subscription that wants `type`, in the caller's transaction; their ids. */
-  async function enqueue(
-    ex: Executor,
-    subs: SubscriptionRow[],
-    type: EventType,
-    order: OrderRow | null,
-    body: (id: string) => string,
-    test = order?.test ?? false,
-  ): Promise<string[]> {
+  const enqueue: Enqueue = async (ex, subs, type, order, body, test = order?.test ?? false) => {
     const ids: string[] = [];
     for (const s of subs) {
       // Modes never cross (docs/decisions.md section 36): a test order's event reaches test
@@ -77,7 +80,7 @@ export function createEventSubscriptions(deps: {
       ids.push(row.id);
     }
     return ids;
-  }
+  };
 
   /**
    * The lifecycle's move hook: each move that is an event (event-types.ts `eventOfMove`) becomes a
@@ -127,34 +130,53 @@ export function createEventSubscriptions(deps: {
     if (ids.length > 0) await notify(ex, OUTBOX_CHANNEL);
   }
 
-  function checkInput(input: { url: string; events: string[] }): { url: string; events: EventType[] } {
-    const url = callbackUrl(input.url, deps.allowlist, 'url');
-    if (!url) throw invalidField('url', 'must be an absolute http(s) URL');
-    const bad = input.events.find((e) => !isEventType(e));
-    if (bad !== undefined)
-      throw invalidField('events', `unknown event ${bad}; one of ${EVENT_TYPES.join(', ')}`);
-    if (input.events.length === 0) throw invalidField('events', 'name at least one event');
-    return { url, events: [...new Set(input.events as EventType[])] };
-  }
+  return { enqueue, onMoves, emit };
+}
 
-  async function own(merchantId: string, test: boolean, id: string): Promise<SubscriptionRow> {
-    const found = isUuid(id)
-      ? (await merchantSubscriptions(db, merchantId, test)).find((s) => s.id === id)
-      : undefined;
-    if (!found) throw new AppError('NOT_FOUND');
-    return found;
-  }
+/** A subscription's URL and events as given: VALIDATION_ERROR naming `url` or `events`. */
+function checkInput(
+  input: { url: string; events: string[] },
+  allowlist: Allowlist,
+): { url: string; events: EventType[] } {
+  const url = publicUrl(input.url, allowlist, 'url');
+  if (!url) throw invalidField('url', 'must be an absolute http(s) URL');
+  const bad = input.events.find((e) => !isEventType(e));
+  if (bad !== undefined)
+    throw invalidField('events', `unknown event ${bad}; one of ${EVENT_TYPES.join(', ')}`);
+  if (input.events.length === 0) throw invalidField('events', 'name at least one event');
+  return { url, events: [...new Set(input.events as EventType[])] };
+}
 
+/** The merchant's subscription `id` of a mode; NOT_FOUND for another merchant's or mode's. */
+async function own(db: Executor, merchantId: string, test: boolean, id: string): Promise<SubscriptionRow> {
+  const found = isUuid(id)
+    ? (await merchantSubscriptions(db, merchantId, test)).find((s) => s.id === id)
+    : undefined;
+  if (!found) throw new AppError('NOT_FOUND');
+  return found;
+}
+
+/** The body of a test event: an example order, `"test": true` (docs/api.md "Event subscriptions"). */
+function testEventBody(eventId: string, type: EventType, at: Date, sandbox: boolean): string {
+  const example = {
+    id: 'lux-test',
+    order_id: 'test-order',
+    status: type.startsWith('payout') ? 'success' : 'error',
+  };
+  return eventBody({ id: eventId, type, at, order: example, livemode: !sandbox, extra: { test: true } });
+}
+
+/** What a merchant does with its subscriptions: subscribe, list, remove, send a test, read the log. */
+function subscriptionsApi(deps: EventSubscriptionsDeps, enqueue: Enqueue) {
+  const { clock } = deps;
+  const db = deps.database.db;
   return {
-    onMoves,
-    emit,
-
     /**
      * `POST /merchant/webhooks/subscriptions`: a subscription of the key's mode (`test`: it gets test
      * orders' events only). VALIDATION_ERROR naming `url` or `events`; at most MAX_SUBSCRIPTIONS per mode.
      */
     async subscribe(merchantId: string, test: boolean, input: { url: string; events: string[] }, ip: string) {
-      const checked = checkInput(input);
+      const checked = checkInput(input, deps.allowlist);
       return db.transaction(async (tx) => {
         if ((await merchantSubscriptions(tx, merchantId, test)).length >= MAX_SUBSCRIPTIONS)
           throw invalidField('url', `at most ${MAX_SUBSCRIPTIONS} subscriptions; delete one first`);
@@ -193,30 +215,17 @@ export function createEventSubscriptions(deps: {
      * subscription names) with `"test": true` and an example order, delivered like the real ones.
      */
     async sendTest(merchantId: string, id: string, type: string | undefined, sandbox: boolean) {
-      const sub = await own(merchantId, sandbox, id);
+      const sub = await own(db, merchantId, sandbox, id);
       const chosen = type ?? sub.events[0];
       if (!isEventType(chosen)) throw invalidField('type', `one of ${EVENT_TYPES.join(', ')}`);
       const at = new Date(clock.now());
-      const example = {
-        id: 'lux-test',
-        order_id: 'test-order',
-        status: chosen.startsWith('payout') ? 'success' : 'error',
-      };
       const deliveryIds = await db.transaction(async (tx) => {
         const ids = await enqueue(
           tx,
           [{ ...sub, events: [chosen] }],
           chosen,
           null,
-          (eventId) =>
-            eventBody({
-              id: eventId,
-              type: chosen,
-              at,
-              order: example,
-              livemode: !sandbox,
-              extra: { test: true },
-            }),
+          (eventId) => testEventBody(eventId, chosen, at, sandbox),
           sandbox,
         );
         await notify(tx, OUTBOX_CHANNEL);
@@ -246,6 +255,17 @@ export function createEventSubscriptions(deps: {
       return rows.map((r) => deliveryView(r.delivery, r.attempts));
     },
   };
+}
+
+/**
+ * Event subscriptions (docs/api.md "Event subscriptions"): a merchant's endpoints for the events of EVENT_TYPES,
+ * delivered through the success webhook's outbox (same signing with the merchant's key, same
+ * durable retry schedule, same attempt log). `orderObject` is the order as `GET /merchant/order`
+ * shows it.
+ */
+export function createEventSubscriptions(deps: EventSubscriptionsDeps) {
+  const { enqueue, onMoves, emit } = createEventOutbox(deps);
+  return { onMoves, emit, ...subscriptionsApi(deps, enqueue) };
 }
 
 export type EventSubscriptions = ReturnType<typeof createEventSubscriptions>;

@@ -57,7 +57,7 @@ function row(overrides: Partial<OrderRow> = {}): OrderRow {
 const BASE_KEYS = ['id', 'order_id', 'type', 'amount', 'currency', 'status', 'created_at', 'amountAfterFee'];
 const OPTIONAL_KEYS = ['usdtAmount', 'usdtAmountAfterFee', 'exchangeRate', 'cryptoAmount', 'direction'];
 
-describe('webhookBody (docs/api.md "Webhook body fields"; docs/decisions.md sections 10, 11)', () => {
+describe('webhookBody keys: which and in what order (docs/api.md "Webhook body fields"; docs/decisions.md sections 10, 11)', () => {
   it('a fiat PAYIN is exactly the compact JSON of the base keys in contract order', () => {
     const text = webhookBody(row());
     assert.equal(
@@ -131,7 +131,9 @@ describe('webhookBody (docs/api.md "Webhook body fields"; docs/decisions.md sect
       text,
     );
   });
+});
 
+describe('webhookBody values: amounts, ids and compact JSON (docs/api.md "Webhook body fields")', () => {
   it('amount is the payable (paid) amount as an integer string, never the request amount', () => {
     for (const [payable, expected] of [
       ['100001', '100001'],

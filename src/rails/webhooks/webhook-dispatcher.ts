@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import type { FastifyBaseLogger } from 'fastify';
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { signBody } from '../../modules/auth/index.js';
@@ -60,23 +60,12 @@ function describeError(err: unknown): string {
 }
 
 /**
- * The webhook dispatcher (docs/decisions.md section 11). It claims due deliveries in
- * one short statement, sends them outside any transaction through the outbound guard, and records the
- * tries in grouped statements. Deliveries run as a pipeline: a slow receiver holds only its own slot,
- * never the others. Any number of dispatchers (in the API process or in `npm run worker` processes)
- * share the work; a delivery is sent by one of them at a time.
+ * Results written in groups (at most RECORD_BATCH, or after RECORD_DELAY_MS): `record` resolves once
+ * its try is written, or its write failed (the try is sent again when its lease ends: at least
+ * once, never lost); `flush` writes what waits now.
  */
-export function createWebhookDispatcher(deps: DispatcherDeps) {
-  const { database, clock, guard, apiKeyFor, log } = deps;
-  const batchSize = deps.batchSize ?? 100;
-  const capacity = batchSize * (deps.loops ?? 4);
-  const leaseMs = deps.leaseMs ?? ANSWER_TIMEOUT_MS * 3;
-  const pollMs = deps.pollMs ?? 200;
-  let running = false;
-  let pump: Promise<void> | undefined;
-  let wakeUp: (() => void) | undefined;
-  const inFlight = new Set<Promise<void>>();
-
+function createAttemptRecorder(deps: Pick<DispatcherDeps, 'database' | 'log' | 'onAttempt'>) {
+  const { database, log } = deps;
   let queue: Array<{ delivery: ClaimedDelivery; result: AttemptResult; done: () => void }> = [];
   let flushTimer: NodeJS.Timeout | undefined;
 
@@ -110,43 +99,74 @@ export function createWebhookDispatcher(deps: DispatcherDeps) {
     });
   }
 
-  async function send(delivery: ClaimedDelivery, apiKey: string | undefined): Promise<SendOutcome> {
-    if (!apiKey)
-      return { statusCode: null, error: 'merchant has no active API key to sign with', snippet: null };
-    try {
-      const res = await request(delivery.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': signBody(apiKey, delivery.body) },
-        body: delivery.body,
-        dispatcher: guard.dispatcher,
-        signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
-        headersTimeout: ANSWER_TIMEOUT_MS,
-        bodyTimeout: ANSWER_TIMEOUT_MS,
-      });
-      const chunks: Buffer[] = [];
-      let read = 0;
-      for await (const chunk of res.body) {
-        chunks.push(chunk as Buffer);
-        read += (chunk as Buffer).length;
-        if (read >= MAX_READ_BYTES) {
-          // A listener first: a destroyed undici body must not emit an unhandled 'error'.
-          res.body.on('error', () => undefined);
-          res.body.destroy();
-          break;
-        }
-      }
-      // StringDecoder holds back a character cut at the limit instead of emitting U+FFFD.
-      const snippet = new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, SNIPPET_BYTES));
-      return { statusCode: res.statusCode, error: null, snippet };
-    } catch (err) {
-      return { statusCode: null, error: describeError(err), snippet: null };
+  return { record, flush };
+}
+
+/** The first SNIPPET_BYTES of an answer, reading at most MAX_READ_BYTES before dropping the connection. */
+async function answerSnippet(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let read = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk as Buffer);
+    read += (chunk as Buffer).length;
+    if (read >= MAX_READ_BYTES) {
+      // A listener first: a destroyed undici body must not emit an unhandled 'error'.
+      body.on('error', () => undefined);
+      body.destroy();
+      break;
     }
   }
+  // StringDecoder holds back a character cut at the limit instead of emitting U+FFFD.
+  return new StringDecoder('utf8').write(Buffer.concat(chunks).subarray(0, SNIPPET_BYTES));
+}
+
+/** One signed POST of a delivery's exact body through the outbound guard, within ANSWER_TIMEOUT_MS. */
+async function send(
+  guard: OutboundGuard,
+  delivery: ClaimedDelivery,
+  apiKey: string | undefined,
+): Promise<SendOutcome> {
+  if (!apiKey)
+    return { statusCode: null, error: 'merchant has no active API key to sign with', snippet: null };
+  try {
+    const res = await request(delivery.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': signBody(apiKey, delivery.body) },
+      body: delivery.body,
+      dispatcher: guard.dispatcher,
+      signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+      headersTimeout: ANSWER_TIMEOUT_MS,
+      bodyTimeout: ANSWER_TIMEOUT_MS,
+    });
+    return { statusCode: res.statusCode, error: null, snippet: await answerSnippet(res.body) };
+  } catch (err) {
+    return { statusCode: null, error: describeError(err), snippet: null };
+  }
+}
+
+/**
+ * The webhook dispatcher (docs/decisions.md section 11). It claims due deliveries in
+ * one short statement, sends them outside any transaction through the outbound guard, and records the
+ * tries in grouped statements. Deliveries run as a pipeline: a slow receiver holds only its own slot,
+ * never the others. Any number of dispatchers (in the API process or in `npm run worker` processes)
+ * share the work; a delivery is sent by one of them at a time.
+ */
+export function createWebhookDispatcher(deps: DispatcherDeps) {
+  const { database, clock, guard, apiKeyFor, log } = deps;
+  const batchSize = deps.batchSize ?? 100;
+  const capacity = batchSize * (deps.loops ?? 4);
+  const leaseMs = deps.leaseMs ?? ANSWER_TIMEOUT_MS * 3;
+  const pollMs = deps.pollMs ?? 200;
+  let running = false;
+  let pump: Promise<void> | undefined;
+  let wakeUp: (() => void) | undefined;
+  const inFlight = new Set<Promise<void>>();
+  const { record, flush } = createAttemptRecorder(deps);
 
   async function deliver(delivery: ClaimedDelivery, apiKey: Promise<string | undefined>): Promise<void> {
     const startedMs = clock.now();
     const t0 = performance.now();
-    const outcome = await send(delivery, await apiKey);
+    const outcome = await send(guard, delivery, await apiKey);
     const latencyMs = Math.round(performance.now() - t0);
     const delay = retryDelayAfter(delivery.attempts + 1);
     const ok = isAcknowledged(outcome.statusCode ?? undefined);

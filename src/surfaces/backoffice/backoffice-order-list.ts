@@ -3,7 +3,7 @@ import type { App } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import { CRYPTO_TYPES, FIAT_TYPES, PAYOUT_TYPES } from '../../modules/catalog/index.js';
-import { modeFilter, ORDER_CSV_COLUMNS, type OrderFilter, orderCsvRow } from '../../modules/orders/index.js';
+import { modeFilter, type OrderFilter, orderCsv } from '../../modules/orders/index.js';
 import { needs } from './backoffice-session.js';
 import { type Form, render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
@@ -68,11 +68,11 @@ export function orderListPages(pages: App, services: ConsoleServices) {
   pages.get('/backoffice/orders.csv', { preValidation: needs('orders.read') }, async (request, reply) => {
     const filter = await filterOf(request);
     async function* rows() {
-      for await (const o of orders.streamAdminOrders(filter)) yield orderCsvRow(o);
+      for await (const o of orders.streamAdminOrders(filter)) yield orderCsv.orderCsvRow(o);
     }
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', 'attachment; filename="orders.csv"')
-      .send(csvStream(ORDER_CSV_COLUMNS, rows()));
+      .send(csvStream(orderCsv.ORDER_CSV_COLUMNS, rows()));
   });
 }

@@ -1,6 +1,6 @@
 import type { App } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
-import { ORDER_CSV_COLUMNS, orderCsvRow } from '../../modules/orders/index.js';
+import { orderCsv } from '../../modules/orders/index.js';
 import type { PortalService } from './portal-service.js';
 import { type Form, portalUserOf } from './portal-session.js';
 
@@ -24,12 +24,12 @@ export function portalExports(pages: App, deps: { portal: PortalService }) {
     const user = portalUserOf(request);
     const stream = portal.ordersStream(user, request.query as Form);
     async function* rows() {
-      for await (const row of stream) yield orderCsvRow(portal.orderView(row));
+      for await (const row of stream) yield orderCsv.orderCsvRow(portal.orderView(row));
     }
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', attachment(`orders-${user.merchantId}.csv`))
-      .send(csvStream(ORDER_CSV_COLUMNS, rows()));
+      .send(csvStream(orderCsv.ORDER_CSV_COLUMNS, rows()));
   });
 
   pages.get('/portal/statement.csv', async (request, reply) => {

@@ -5,7 +5,7 @@ import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
 import { createSecretBox } from './lib/secrets.js';
 import { createBanksService } from './modules/banks/index.js';
-import { createHoldersService } from './modules/holders/index.js';
+import { createHoldersService, holderClaimGate } from './modules/holders/index.js';
 import { createLedgerService } from './modules/ledger/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
 import { createOperatorsService } from './modules/operators/index.js';
@@ -249,7 +249,8 @@ export function createServices(deps: {
     clock,
     rates,
     lifecycle,
-    claim: createClaim(database.db),
+    // Holders' limits count in the claim (docs/decisions.md "Holders' limits in the claim").
+    claim: createClaim(database.db, holderClaimGate),
     publicBaseUrl: config.publicBaseUrl,
     modes: {
       crypto: { create: crypto.createPayin, confirm: crypto.operatorConfirm },

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
 // Tables of the holders module: only src/modules/holders/ reads and writes them (docs/architecture.md).
@@ -30,6 +30,14 @@ export const holders = pgTable(
     exposureLimit: numeric('exposure_limit'),
     /** RUB the holder left with the operator as security, raising the limit by its amount. */
     securityDeposit: numeric('security_deposit'),
+    /**
+     * What the holder holds in RUB, kept with each of their RUB postings in the same transaction (the
+     * sum of `holder:<id>` in RUB, like a merchant's `balances` row), so that the requisite claim reads
+     * it in one row instead of summing the ledger (docs/decisions.md "Holders' limits in the claim").
+     */
+    heldRub: numeric('held_rub').notNull().default('0'),
+    /** Whether operators may give this holder PAYOUTs to execute from their card. */
+    payoutsAllowed: boolean('payouts_allowed').notNull().default(false),
     /** Set by the migration that made one holder per distinct requisites' holder name. */
     fromMigration: text('from_migration'),
     createdAt: createdAt(),

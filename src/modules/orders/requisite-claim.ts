@@ -6,6 +6,7 @@ import { toDbAmount } from '../../lib/money.js';
 import type { RequisiteNeed } from '../catalog/index.js';
 import {
   assignPickedSql,
+  holderRequisiteIdsSql,
   type PickCandidate,
   type PickedRequisite,
   type PickLock,
@@ -33,6 +34,24 @@ export interface PickInput {
   amount: Decimal;
   now: Date;
 }
+
+/**
+ * The holders' part of the claim (docs/decisions.md "Holders' limits in the claim"), handed in by the
+ * composition root (holders ranks beside orders): `room` is true when the candidate's holder (maybe
+ * none) may take the order, given `pending`, the holder's pending RUB orders (this module's SQL);
+ * `limited` is true when the holder has a limit, so that the requisite is taken only in a transaction
+ * under `lock`, the holder's exposure lock.
+ */
+export interface HolderGate {
+  room(input: { holderId: SQL; amount: SQL; currency: SQL; pending: SQL }): SQL;
+  limited(holderId: SQL): SQL;
+  lock(ex: Executor, holderId: string): Promise<void>;
+}
+
+/** The amounts of pending non-test fiat RUB orders on the requisites of the holder `holderId`. */
+const pendingOfHolder = (holderId: SQL) => sql`(SELECT coalesce(sum(${orders.payableAmount}), 0) FROM ${orders}
+  WHERE ${orders.requisiteId} IN (${holderRequisiteIdsSql(holderId)}) AND ${orders.status} = 'pending'
+    AND ${orders.method} = 'fiat' AND ${orders.currency} = 'RUB' AND NOT ${orders.test})`;
 
 /** Start of the current UTC day for `now` (daily turnover limits count from it). */
 export function utcDayStart(now: Date): Date {
@@ -63,10 +82,20 @@ const lastOrderTimeOn = (
  * snapshot: a pick that takes a limited requisite checks again after locking it (withinLimits).
  * The subqueries run only for a requisite that has the limit.
  */
-function loadCondition(amount: SQL, dayStart: SQL) {
-  return (c: PickCandidate) =>
-    sql`(${c.maxActiveOrders} IS NULL OR ${activeOn(c.id)} < ${c.maxActiveOrders})
+function loadCondition(operands: PickOperands, dayStart: SQL, gate: HolderGate | undefined) {
+  const amount = operands.amount;
+  return (c: PickCandidate) => {
+    const limits = sql`(${c.maxActiveOrders} IS NULL OR ${activeOn(c.id)} < ${c.maxActiveOrders})
       AND (${c.dailyLimit} IS NULL OR ${turnoverOn(c.id, dayStart)} + ${amount}::numeric <= ${c.dailyLimit})`;
+    if (!gate) return limits;
+    const room = gate.room({
+      holderId: c.holderId,
+      amount,
+      currency: operands.currency,
+      pending: pendingOfHolder(c.holderId),
+    });
+    return sql`${limits} AND ${room}`;
+  };
 }
 
 /** The pick's operands from the values of one order. */
@@ -123,19 +152,21 @@ const NEXT_SEQ = sql.raw(`nextval(pg_get_serial_sequence('${getTableName(orders)
  * another order and `tryLockRub` (when set) got the RUB amounts lock shared at once. A limited pick
  * takes nothing (it needs the re-check).
  */
-function takenCte(sameBank: boolean): SQL {
+function takenCte(sameBank: boolean, holderGate: HolderGate | undefined): SQL {
   const { operands, dayStart } = placeholderOperands(sameBank);
   const pick = pickRequisiteQuery({
     operands,
-    load: loadCondition(operands.amount, dayStart),
+    load: loadCondition(operands, dayStart, holderGate),
     lock: 'skip-locked',
   });
   // Never waits for the lock while holding a requisite row: a shifting order holding the lock may
   // be waiting for that row (a deadlock).
   const gate = sql`(NOT ${sql.placeholder('tryLockRub')}::boolean OR pg_try_advisory_xact_lock_shared(${sql.raw(String(RUB_AMOUNTS_LOCK))}))`;
+  // A limited holder's requisite is taken under the holder's lock (takeRequisite), never here.
+  const unlimited = holderGate ? sql` AND NOT ${holderGate.limited(sql.raw('pick.holder_id'))}` : sql``;
   return assignPickedSql(
     pick,
-    sql`pick.max_active_orders IS NULL AND pick.daily_limit IS NULL AND ${gate}`,
+    sql`pick.max_active_orders IS NULL AND pick.daily_limit IS NULL${unlimited} AND ${gate}`,
     NEXT_SEQ,
   );
 }
@@ -161,8 +192,8 @@ function claimSelect(): SQL {
 }
 
 /** The claim statement (not yet prepared) on `ex`: the CTE `taken`, then the insert from it. */
-function claimStatement(ex: Executor, sameBank: boolean) {
-  const taken = ex.$with('taken', { id: sql<string>`id` }).as(takenCte(sameBank));
+function claimStatement(ex: Executor, sameBank: boolean, gate: HolderGate | undefined) {
+  const taken = ex.$with('taken', { id: sql<string>`id` }).as(takenCte(sameBank, gate));
   return ex.with(taken).insert(orders).select(claimSelect()).returning();
 }
 
@@ -183,12 +214,12 @@ function rowValues(row: NewOrderDraft): Record<string, unknown> {
  * having changed nothing (every candidate held, the least recently assigned one limited, the RUB
  * lock busy). `row` carries every column but the requisite's. Throws DuplicateOrderError.
  */
-export function createClaim(db: Db) {
+export function createClaim(db: Db, gate?: HolderGate) {
   const prepared = {
-    any: claimStatement(db, false).prepare('claim_order_any_bank'),
-    bank: claimStatement(db, true).prepare('claim_order_same_bank'),
+    any: claimStatement(db, false, gate).prepare('claim_order_any_bank'),
+    bank: claimStatement(db, true, gate).prepare('claim_order_same_bank'),
   };
-  return async function claim(
+  const claim = async function claim(
     row: NewOrderDraft,
     pick: PickInput,
     options: { tryLockRub: boolean; ex?: Executor },
@@ -199,7 +230,7 @@ export function createClaim(db: Db) {
       if (options.ex) {
         // Inside a transaction: the same statement, prepared on the transaction's connection.
         const name = sameBank ? 'claim_order_tx_same_bank' : 'claim_order_tx_any_bank';
-        return (await claimStatement(options.ex, sameBank).prepare(name).execute(values))[0];
+        return (await claimStatement(options.ex, sameBank, gate).prepare(name).execute(values))[0];
       }
       return (await (sameBank ? prepared.bank : prepared.any).execute(values))[0];
     } catch (err) {
@@ -207,6 +238,9 @@ export function createClaim(db: Db) {
       throw err;
     }
   };
+  /** takeRequisite with this claim's holder gate, inside the caller's transaction. */
+  const take = (ex: Executor, input: PickInput) => takeRequisite(ex, input, gate);
+  return Object.assign(claim, { take });
 }
 
 export type Claim = ReturnType<typeof createClaim>;
@@ -217,9 +251,13 @@ export type Claim = ReturnType<typeof createClaim>;
  * when all are held, it waits for the first (that row alone). A requisite with limits is checked again after it is
  * locked, with a fresh snapshot, and passed over if it has no room left. Returns undefined when none fits.
  */
-export async function takeRequisite(ex: Executor, input: PickInput): Promise<PickedRequisite | undefined> {
+export async function takeRequisite(
+  ex: Executor,
+  input: PickInput,
+  gate?: HolderGate,
+): Promise<PickedRequisite | undefined> {
   const { operands, dayStart } = operandsOf(input);
-  const load = loadCondition(operands.amount, dayStart);
+  const load = loadCondition(operands, dayStart, gate);
   const rejected: string[] = [];
   const pick = async (lock: PickLock, only?: string) =>
     (await ex.execute(
@@ -243,7 +281,10 @@ export async function takeRequisite(ex: Executor, input: PickInput): Promise<Pic
       if (!row) continue;
     }
     const picked = fromRaw(row);
-    if (picked.maxActiveOrders === null && picked.dailyLimit === null) return picked;
+    // A holder's orders queue up on the holder's lock, so that the re-check below counts the
+    // pending orders of every earlier one (docs/decisions.md "Holders' limits in the claim").
+    if (gate && picked.holderId) await gate.lock(ex, picked.holderId);
+    else if (picked.maxActiveOrders === null && picked.dailyLimit === null) return picked;
     // Locked now: a new statement sees the orders committed while we waited.
     if (rowsOf<RawPick>(await pick('wait', picked.id))[0]) return picked;
     rejected.push(picked.id);
@@ -260,6 +301,7 @@ interface RawPick {
   currency: string;
   max_active_orders: number | null;
   daily_limit: string | null;
+  holder_id: string | null;
 }
 
 function fromRaw(r: RawPick): PickedRequisite {
@@ -272,6 +314,7 @@ function fromRaw(r: RawPick): PickedRequisite {
     currency: r.currency,
     maxActiveOrders: r.max_active_orders,
     dailyLimit: r.daily_limit,
+    holderId: r.holder_id,
   };
 }
 

@@ -243,7 +243,7 @@ export function createServices(deps: {
     'Age of the oldest device message waiting for an operator (0 when none)',
     () => counts.reviewQueueAgeSeconds(),
   );
-  const payouts = createPayoutsService({ database, clock, banks, lifecycle, proofs: receipts });
+  const payouts = createPayoutsService({ database, clock, banks, lifecycle, proofs: receipts, holders });
   const orders = createOrdersService({
     database,
     clock,

@@ -56,6 +56,10 @@ export const ERROR_STATUS = {
   MESSAGE_NOT_FOR_ORDER: 409,
   /** ops: a holder's settlement larger than what the holder holds (docs/decisions.md "Holders' money"). */
   SETTLEMENT_EXCEEDS_HELD: 409,
+  /** ops: a PAYOUT given to a holder whose payouts are not allowed, or who is suspended (docs/decisions.md "Payouts through holders"). */
+  HOLDER_PAYOUTS_NOT_ALLOWED: 409,
+  /** ops: a holder acting on a payout given to another holder, or to none (docs/decisions.md "Payouts through holders"). */
+  HOLDER_PAYOUT_MISMATCH: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

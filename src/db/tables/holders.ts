@@ -87,3 +87,27 @@ export const holderSettlements = pgTable(
     check('holder_settlements_amount_ck', sql`${t.amount} <> 0`),
   ],
 );
+
+/**
+ * A PAYOUT given to a holder to execute from their card (docs/decisions.md "Payouts through
+ * holders"): the order stays the orders module's; this row says whose card sends it. When the payout
+ * succeeds, the holder's account is reduced by `amount` (keyed `holder_payout:<order>`, once).
+ */
+export const holderPayouts = pgTable(
+  'holder_payouts',
+  {
+    orderId: text('order_id').primaryKey(),
+    holderId: uuid('holder_id')
+      .notNull()
+      .references(() => holders.id),
+    currency: text('currency').notNull(),
+    /** What the holder sends from their card (the payout's amount), currency units. */
+    amount: numeric('amount').notNull(),
+    assignedBy: text('assigned_by').notNull(),
+    assignedAt: ts('assigned_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('holder_payouts_holder_idx').on(t.holderId),
+    check('holder_payouts_amount_ck', sql`${t.amount} > 0`),
+  ],
+);

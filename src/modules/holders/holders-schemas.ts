@@ -26,6 +26,9 @@ const holderFields = {
   commission_percent: Type.Optional(AmountInput),
   exposure_limit: Type.Optional(Nullable(AmountInput)),
   security_deposit: Type.Optional(Nullable(AmountInput)),
+  payouts_allowed: Type.Optional(
+    Type.Boolean({ description: 'Whether PAYOUTs may be given to this holder to send from their card' }),
+  ),
 };
 
 /** `POST /admin/holders`. */
@@ -82,6 +85,7 @@ export const HolderSchema = Type.Object({
   commission_percent: Dec('Percent of what its requisites receive'),
   exposure_limit: Nullable(Dec('RUB; null: no limit')),
   security_deposit: Nullable(Dec('RUB')),
+  payouts_allowed: Type.Boolean({ description: 'PAYOUTs may be given to this holder' }),
   from_migration: Type.Boolean({
     description: 'Made by the migration from a requisites holder name: review it',
   }),
@@ -99,7 +103,7 @@ export const BooksSchema = Type.Object({
   received: Dec('What the holder’s requisites received for confirmed PAYINs'),
   settled: Dec('What the holder handed over'),
   corrections: Dec('Signed sum of admins’ corrections'),
-  paid_out: Dec('Payouts executed by the holder: not kept yet, always 0'),
+  paid_out: Dec('Payouts the holder sent from their card (docs/decisions.md "Payouts through holders")'),
   held: Dec('received − settled − paid_out + corrections'),
   commission: Dec('Commission accrued to the holder'),
 });

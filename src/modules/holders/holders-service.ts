@@ -8,6 +8,7 @@ import { writeAudit } from '../../platform/audit/index.js';
 import { requisitesOfHolder, resumeRequisites, setRequisitesHolder } from '../requisites/index.js';
 import { booksOf, heldBy } from './holders-ledger.js';
 import { createHolderMoney } from './holders-money.js';
+import { assignPayout, holderOfPayout } from './holders-payouts.js';
 
 export type { CorrectionInput, SettlementInput, SucceededOrder } from './holders-money.js';
 
@@ -30,6 +31,8 @@ export interface HolderInput {
   commission_percent?: string | number;
   exposure_limit?: string | number | null;
   security_deposit?: string | number | null;
+  /** Whether operators may give this holder PAYOUTs to send from their card. */
+  payouts_allowed?: boolean;
 }
 
 export interface HolderPatch extends Partial<HolderInput> {
@@ -72,7 +75,12 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       const name = input.name.trim();
       if (!name) throw invalidField('name', 'must not be blank');
       return db.transaction(async (tx) => {
-        const row = await insertHolder(tx, { name, contacts: input.contacts ?? {}, ...moneyColumns(input) });
+        const row = await insertHolder(tx, {
+          name,
+          contacts: input.contacts ?? {},
+          payoutsAllowed: input.payouts_allowed ?? false,
+          ...moneyColumns(input),
+        });
         await writeAudit(tx, actor, {
           action: 'holder.create',
           targetType: 'holder',
@@ -113,6 +121,7 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       }
       if (patch.contacts !== undefined) set.contacts = patch.contacts;
       if (patch.status !== undefined) set.status = patch.status;
+      if (patch.payouts_allowed !== undefined) set.payoutsAllowed = patch.payouts_allowed;
       return db.transaction(async (tx) => {
         const before = await mustFind(tx, id, true);
         const after = await updateHolder(tx, id, set);
@@ -160,6 +169,11 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
     },
 
     ...createHolderMoney({ db, clock: deps.clock, mustFind }),
+
+    /** Gives a pending payout (checked by the payouts rail) to a holder, in its transaction: `assignPayout`. */
+    assignPayout,
+    /** The holder a payout was given to, or undefined. */
+    holderOfPayout,
   };
 }
 

@@ -30,18 +30,26 @@ describe('holders: limits count pending orders in the claim', () => {
     return { holderId: holder.id, requisiteIds: ids };
   }
 
-  it('pending orders count: the order that would pass limit + deposit finds no requisite', async () => {
+  const requisiteOf = async (orderId: string) =>
+    (await admin<{ requisite_id: string | null }>(t.app, 'GET', `/admin/orders/${orderId}`)).requisite_id ?? '';
+
+  it('pending orders count: an order that would pass limit + deposit never lands on the holder', async () => {
     const merchant = await createMerchant(t.app);
     const amount = 4_317;
     const h = await limitedHolder(amount, '7000', 2, '2000');
-    const first = await createOrder(t.app, merchant, { amount });
-    const second = await createOrder(t.app, merchant, { amount });
-    assert.equal(first.statusCode, 200, first.body);
-    assert.equal(second.statusCode, 200, second.body);
-    // 2 × 4,317 = 8,634 pending ≤ 9,000; a third would make 12,951.
-    const third = await createOrder(t.app, merchant, { amount });
-    assert.equal(third.statusCode, 409, third.body);
-    assert.equal((third.json() as { message: string }).message, 'REQUISITES_NOT_FOUND');
+    // On PostgreSQL other files' open requisites may take some orders: count those on h's.
+    const mine: string[] = [];
+    for (let i = 0; i < 60 && mine.length < 3; i++) {
+      const res = await createOrder(t.app, merchant, { amount });
+      if (res.statusCode !== 200) {
+        assert.equal((res.json() as { message: string }).message, 'REQUISITES_NOT_FOUND');
+        break;
+      }
+      const id = (res.json() as { id: string }).id;
+      if (h.requisiteIds.includes(await requisiteOf(id))) mine.push(id);
+    }
+    // 2 × 4,317 = 8,634 pending ≤ 7,000 + 2,000; a third would make 12,951.
+    assert.equal(mine.length, 2);
     // Nothing was paused: pending orders stop new ones in the claim, not by a pause.
     const detail = await admin<{ requisites: { paused_reason: string | null }[] }>(
       t.app,
@@ -53,9 +61,14 @@ describe('holders: limits count pending orders in the claim', () => {
       [null, null],
     );
     // A cancelled order frees its room.
-    await admin(t.app, 'POST', `/admin/orders/${(first.json() as { id: string }).id}/cancel`, { reason: 'synthetic' });
-    const fourth = await createOrder(t.app, merchant, { amount });
-    assert.equal(fourth.statusCode, 200, fourth.body);
+    await admin(t.app, 'POST', `/admin/orders/${mine[0]}/cancel`, { reason: 'synthetic' });
+    let back = false;
+    for (let i = 0; i < 60 && !back; i++) {
+      const res = await createOrder(t.app, merchant, { amount });
+      assert.equal(res.statusCode, 200, res.body);
+      back = h.requisiteIds.includes(await requisiteOf((res.json() as { id: string }).id));
+    }
+    assert.ok(back, 'an order lands on the holder again');
     await disableRequisites(t, h.requisiteIds);
   });
 
@@ -79,14 +92,24 @@ describe('holders: limits count pending orders in the claim', () => {
       });
       return { status: res.status, body: (await res.json()) as { message?: string; id?: string } };
     };
-    const answers = await Promise.all(Array.from({ length: 10 }, send));
-    const created = answers.filter((a) => a.status === 200);
-    assert.equal(created.length, 3, JSON.stringify(answers));
-    for (const a of answers.filter((x) => x.status !== 200)) assert.equal(a.body.message, 'REQUISITES_NOT_FOUND');
-    for (const a of created) {
-      const order = await admin<{ requisite_id: string }>(t.app, 'GET', `/admin/orders/${a.body.id}`);
-      assert.ok(h.requisiteIds.includes(order.requisite_id));
+    // Bursts of 10 parallel requests until one puts nothing more on h (on PostgreSQL other files'
+    // open requisites may take some of each burst).
+    let onHolder = 0;
+    for (let burst = 0; burst < 5; burst++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, send));
+      let landed = 0;
+      for (const a of answers) {
+        if (a.status !== 200) {
+          assert.equal(a.body.message, 'REQUISITES_NOT_FOUND', JSON.stringify(a));
+          continue;
+        }
+        if (h.requisiteIds.includes(await requisiteOf(a.body.id ?? ''))) landed++;
+      }
+      onHolder += landed;
+      assert.ok(onHolder <= 3, `${onHolder} orders on a holder with room for 3`);
+      if (landed === 0) break;
     }
+    assert.equal(onHolder, 3);
     await disableRequisites(t, h.requisiteIds);
   });
 });

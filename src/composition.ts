@@ -14,6 +14,7 @@ import {
   createOrderLifecycle,
   createOrdersService,
   disableAfterExpiredStreak,
+  holderPendingSums,
   orderInfo,
   requisiteLoads,
 } from './modules/orders/index.js';
@@ -140,7 +141,11 @@ export function createServices(deps: {
   });
   // Holders' money (docs/decisions.md "Holders' money"): a confirmed fiat PAYIN posts what the
   // holder's card received, in the lifecycle's transaction, once per order.
-  const holders = createHoldersService({ database, clock });
+  const holders = createHoldersService({
+    database,
+    clock,
+    pendingOf: (ids) => holderPendingSums(database.db, ids),
+  });
   const lifecycle = createOrderLifecycle({
     successHooks: [webhooks.enqueueOnSuccess, holders.creditOnSuccess],
     moveHooks: [eventSubscriptions.onMoves],

@@ -64,6 +64,7 @@ export function createHolderMoney(ctx: MoneyContext) {
     async settle(id: string, input: SettlementInput, actor: AdminActor) {
       const amount = parseAmount(input.amount, 'amount', 'positive');
       if (input.method === 'usdt' && !input.tx_hash) throw invalidField('tx_hash', 'is required for usdt');
+      if (!input.reference.trim()) throw invalidField('reference', 'must not be blank');
       const currency = input.currency ?? HOLDER_CURRENCY;
       return db.transaction(async (tx) => {
         await ctx.mustFind(tx, id, true);

@@ -95,7 +95,11 @@ export const HolderSchema = Type.Object({
 
 export const HolderListItem = Type.Intersect([
   HolderSchema,
-  Type.Object({ held: Dec('RUB the holder holds') }),
+  Type.Object({
+    held: Dec('RUB the holder holds'),
+    pending: Dec('RUB of pending PAYINs on their requisites (counted against the limit)'),
+    last_settlement_at: Nullable(Type.String({ description: 'ISO 8601 UTC; null: never settled' })),
+  }),
 ]);
 
 export const BooksSchema = Type.Object({
@@ -137,6 +141,7 @@ export const HolderDetailSchema = Type.Intersect([
   HolderSchema,
   Type.Object({
     books: BooksSchema,
+    pending: Dec('RUB of pending PAYINs on their requisites (counted against the limit)'),
     blocked: Type.Boolean({
       description:
         'Suspended, or holding more than exposure_limit + security_deposit: its requisites are paused',

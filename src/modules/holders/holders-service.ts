@@ -59,8 +59,17 @@ function moneyColumns(input: Partial<HolderInput>): Partial<NewHolderRow> {
  * Holders (docs/decisions.md "Holders' money"): the people behind requisites, what each holds as a
  * ledger sum, settlements and corrections. Every write is audited; money moves in the ledger only.
  */
-export function createHoldersService(deps: { database: Database; clock: Clock }) {
+export function createHoldersService(deps: {
+  database: Database;
+  clock: Clock;
+  /**
+   * Each holder's pending RUB orders (the orders module's `holderPendingSums`, handed in by the
+   * composition root); absent: shown as 0.
+   */
+  pendingOf?: (holderIds: string[]) => Promise<Map<string, string>>;
+}) {
   const db = deps.database.db;
+  const pendingOf = async (ids: string[]) => (deps.pendingOf ? deps.pendingOf(ids) : new Map<string, string>());
   const now = () => new Date(deps.clock.now());
 
   async function mustFind(ex: Executor, id: string, lock = false): Promise<HolderRow> {
@@ -91,21 +100,33 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       });
     },
 
-    /** Every holder with what they hold in RUB, by name. */
+    /**
+     * Every holder with what they hold in RUB, their pending RUB orders and their latest settlement's
+     * time, by name.
+     */
     async list() {
       const rows = await listHolders(db);
+      const pending = await pendingOf(rows.map((r) => r.id));
       const out = [];
-      for (const row of rows)
-        out.push({ ...holderView(row), held: (await heldBy(db, row.id, HOLDER_CURRENCY)).toFixed() });
+      for (const row of rows) {
+        const last = (await listSettlements(db, row.id, 1, 'settlement'))[0];
+        out.push({
+          ...holderView(row),
+          held: (await heldBy(db, row.id, HOLDER_CURRENCY)).toFixed(),
+          pending: pending.get(row.id) ?? '0',
+          last_settlement_at: last ? last.createdAt.toISOString() : null,
+        });
+      }
       return out;
     },
 
-    /** One holder: the record, the RUB books, the requisites and the latest settlements. NOT_FOUND. */
+    /** One holder: the record, the RUB books, pending RUB orders, the requisites and the latest settlements. NOT_FOUND. */
     async get(id: string) {
       const row = await mustFind(db, id);
       return {
         ...holderView(row),
         books: await booksOf(db, id, HOLDER_CURRENCY),
+        pending: (await pendingOf([id])).get(id) ?? '0',
         blocked: await holderBlocked(db, id),
         requisites: (await requisitesOfHolder(db, id)).map(holderRequisiteView),
         settlements: (await listSettlements(db, id, 20)).map(settlementView),

@@ -45,5 +45,6 @@ export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';
 export { OrderIdParams, OrderResponseSchema } from './orders-schemas.js';
 export { createOrdersService, type OrdersService } from './orders-service.js';
-export { createClaim, type HolderGate, requisiteLoads } from './requisite-claim.js';
+export { type HolderGate, holderPendingSums } from './holder-exposure.js';
+export { createClaim, requisiteLoads } from './requisite-claim.js';
 export { sandboxDepositAddress } from './sandbox-details.js';

@@ -6,7 +6,6 @@ import { toDbAmount } from '../../lib/money.js';
 import type { RequisiteNeed } from '../catalog/index.js';
 import {
   assignPickedSql,
-  holderRequisiteIdsSql,
   type PickCandidate,
   type PickedRequisite,
   type PickLock,
@@ -14,6 +13,7 @@ import {
   pickRequisiteQuery,
   recordAssignment,
 } from '../requisites/index.js';
+import { type HolderGate, pendingOfHolder } from './holder-exposure.js';
 import type { NewOrderDraft } from './new-order.js';
 import type { OrderRow } from './order-view.js';
 import {
@@ -34,24 +34,6 @@ export interface PickInput {
   amount: Decimal;
   now: Date;
 }
-
-/**
- * The holders' part of the claim (docs/decisions.md "Holders' limits in the claim"), handed in by the
- * composition root (holders ranks beside orders): `room` is true when the candidate's holder (maybe
- * none) may take the order, given `pending`, the holder's pending RUB orders (this module's SQL);
- * `limited` is true when the holder has a limit, so that the requisite is taken only in a transaction
- * under `lock`, the holder's exposure lock.
- */
-export interface HolderGate {
-  room(input: { holderId: SQL; amount: SQL; currency: SQL; pending: SQL }): SQL;
-  limited(holderId: SQL): SQL;
-  lock(ex: Executor, holderId: string): Promise<void>;
-}
-
-/** The amounts of pending non-test fiat RUB orders on the requisites of the holder `holderId`. */
-const pendingOfHolder = (holderId: SQL) => sql`(SELECT coalesce(sum(${orders.payableAmount}), 0) FROM ${orders}
-  WHERE ${orders.requisiteId} IN (${holderRequisiteIdsSql(holderId)}) AND ${orders.status} = 'pending'
-    AND ${orders.method} = 'fiat' AND ${orders.currency} = 'RUB' AND NOT ${orders.test})`;
 
 /** Start of the current UTC day for `now` (daily turnover limits count from it). */
 export function utcDayStart(now: Date): Date {
@@ -244,6 +226,7 @@ export function createClaim(db: Db, gate?: HolderGate) {
 }
 
 export type Claim = ReturnType<typeof createClaim>;
+export type { HolderGate };
 
 /**
  * Takes a requisite inside the caller's transaction when the one-statement claim could not

@@ -19,6 +19,7 @@ import { appealPages } from './backoffice-appeal-pages.js';
 import { chainPages } from './backoffice-chain-pages.js';
 import { dashboardPages, failingWebhookPages } from './backoffice-dashboard-pages.js';
 import { devicePages } from './backoffice-device-pages.js';
+import { holderPages } from './backoffice-holder-pages.js';
 import { operatorPages } from './backoffice-operator-pages.js';
 import { orderListPages } from './backoffice-order-list.js';
 import { receiptPages } from './backoffice-receipt-pages.js';
@@ -310,6 +311,7 @@ export function backofficeRoutes(
       failingWebhookPages(pages, { webhooks });
       operatorPages(pages, services);
       devicePages(pages, services);
+      holderPages(pages, services);
       appealPages(pages, services);
       chainPages(pages, services);
     });

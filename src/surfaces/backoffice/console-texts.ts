@@ -1,5 +1,7 @@
 import { fill, type Lang } from '../../lib/language.js';
 import { CONSOLE_EN } from './console-texts-en.js';
+import { CONSOLE_HOLDERS_EN } from './console-texts-holders-en.js';
+import { CONSOLE_HOLDERS_RU } from './console-texts-holders-ru.js';
 import { CONSOLE_REVIEW_EN } from './console-texts-review-en.js';
 import { CONSOLE_REVIEW_RU } from './console-texts-review-ru.js';
 import { CONSOLE_RU } from './console-texts-ru.js';
@@ -8,18 +10,24 @@ import { CONSOLE_SETUP_RU } from './console-texts-setup-ru.js';
 
 /**
  * The console's catalogue, one per language: the layout, sign-in, dashboard, queues, account,
- * two-factor and the confirmation pages, then (the `setup` part) the set-up pages, the messages after
+ * two-factor and the confirmation pages, (the `holders` part) the holders' pages, then (the `setup` part) the set-up pages, the messages after
  * an action and error titles, and (the `review` part) why a phone's message waits for a person. `{name}` holes are filled by `fill`; a confirmation's changes are one
  * line each.
  */
 export const CONSOLE_TEXTS: Record<
   Lang,
   Readonly<
-    Record<keyof typeof CONSOLE_EN | keyof typeof CONSOLE_SETUP_EN | keyof typeof CONSOLE_REVIEW_EN, string>
+    Record<
+      | keyof typeof CONSOLE_EN
+      | keyof typeof CONSOLE_SETUP_EN
+      | keyof typeof CONSOLE_REVIEW_EN
+      | keyof typeof CONSOLE_HOLDERS_EN,
+      string
+    >
   >
 > = {
-  en: { ...CONSOLE_EN, ...CONSOLE_SETUP_EN, ...CONSOLE_REVIEW_EN },
-  ru: { ...CONSOLE_RU, ...CONSOLE_SETUP_RU, ...CONSOLE_REVIEW_RU },
+  en: { ...CONSOLE_EN, ...CONSOLE_SETUP_EN, ...CONSOLE_REVIEW_EN, ...CONSOLE_HOLDERS_EN },
+  ru: { ...CONSOLE_RU, ...CONSOLE_SETUP_RU, ...CONSOLE_REVIEW_RU, ...CONSOLE_HOLDERS_RU },
 };
 
 /** One language's catalogue. */

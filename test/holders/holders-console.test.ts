@@ -39,7 +39,10 @@ describe('console: holders pages', () => {
     const requisite = await addRequisite(t.app, { kind: 'card', bank: 'pochta' });
     await admin(t.app, 'PATCH', `/admin/requisites/${requisite.id}`, { enabled: false });
     await admin(t.app, 'PUT', `/admin/holders/${holder.id}/requisites`, { requisite_ids: [requisite.id] });
-    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, { amount: '1100', reason: 'opening' });
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, {
+      amount: '1100',
+      reason: 'opening',
+    });
     const dashboard = await get(adminSession, '/backoffice/dashboard?lang=en');
     assert.equal(dashboard.statusCode, 200);
     assert.ok(dashboard.body.includes(name), 'the dashboard lists the holder at 88 %');
@@ -65,16 +68,33 @@ describe('console: holders pages', () => {
   });
 
   it('refuses with the API codes: too much, a bad amount, a viewer, a correction without a reason', async () => {
-    const holder = await admin<{ id: string }>(t.app, 'POST', '/admin/holders', { name: 'Synthetic refusals' });
-    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, { amount: '100', reason: 'opening' });
+    const holder = await admin<{ id: string }>(t.app, 'POST', '/admin/holders', {
+      name: 'Synthetic refusals',
+    });
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, {
+      amount: '100',
+      reason: 'opening',
+    });
     const url = `/backoffice/holders/${holder.id}/settlements`;
-    const tooMuch = await consolePost(t.app, adminSession, url, { amount: '101', method: 'cash', reference: 'x' });
+    const tooMuch = await consolePost(t.app, adminSession, url, {
+      amount: '101',
+      method: 'cash',
+      reference: 'x',
+    });
     assert.match(String(tooMuch.headers.location), /error=SETTLEMENT_EXCEEDS_HELD/);
     const bad = await consolePost(t.app, adminSession, url, { amount: '-5', method: 'cash', reference: 'x' });
     assert.match(String(bad.headers.location), /error=INVALID_AMOUNT/);
-    const word = await consolePost(t.app, adminSession, url, { amount: 'lots', method: 'cash', reference: 'x' });
+    const word = await consolePost(t.app, adminSession, url, {
+      amount: 'lots',
+      method: 'cash',
+      reference: 'x',
+    });
     assert.match(String(word.headers.location), /error=INVALID_AMOUNT/);
-    const viewer = await consolePost(t.app, viewerSession, url, { amount: '1', method: 'cash', reference: 'x' });
+    const viewer = await consolePost(t.app, viewerSession, url, {
+      amount: '1',
+      method: 'cash',
+      reference: 'x',
+    });
     assert.equal(viewer.statusCode, 403);
     const noReason = await consolePost(t.app, adminSession, `/backoffice/holders/${holder.id}/corrections`, {
       amount: '5',

@@ -31,7 +31,8 @@ describe('holders: limits count pending orders in the claim', () => {
   }
 
   const requisiteOf = async (orderId: string) =>
-    (await admin<{ requisite_id: string | null }>(t.app, 'GET', `/admin/orders/${orderId}`)).requisite_id ?? '';
+    (await admin<{ requisite_id: string | null }>(t.app, 'GET', `/admin/orders/${orderId}`)).requisite_id ??
+    '';
 
   it('pending orders count: an order that would pass limit + deposit never lands on the holder', async () => {
     const merchant = await createMerchant(t.app);

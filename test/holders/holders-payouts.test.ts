@@ -35,13 +35,18 @@ describe('holders: payouts sent from a holder card', () => {
         direction: 'PAYOUT',
         type: 'sim',
         amount,
-        payout_details: { holderAccount: '79001234567', holderName: 'Synthetic Payee', methodName: 'Sberbank' },
+        payout_details: {
+          holderAccount: '79001234567',
+          holderName: 'Synthetic Payee',
+          methodName: 'Sberbank',
+        },
       },
     });
     assert.equal(res.statusCode, 200, res.body);
     return (res.json() as { id: string }).id;
   }
-  const books = async (id: string) => (await admin<{ books: Books }>(t.app, 'GET', `/admin/holders/${id}`)).books;
+  const books = async (id: string) =>
+    (await admin<{ books: Books }>(t.app, 'GET', `/admin/holders/${id}`)).books;
 
   it('assigned, sent with a receipt: held goes down by the amount, once; the payouts role may do it', async () => {
     const as = await operatorsByRole(t);
@@ -50,13 +55,20 @@ describe('holders: payouts sent from a holder card', () => {
       payouts_allowed: true,
     });
     assert.equal(holder.payouts_allowed, true);
-    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, { amount: '3000', reason: 'opening' });
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, {
+      amount: '3000',
+      reason: 'opening',
+    });
     const id = await payout(1200);
     const assigned = await as('payouts', 'POST', `/admin/payouts/${id}/holder`, { holder_id: holder.id });
     assert.equal(assigned.statusCode, 200, assigned.body);
     assert.equal(assigned.json().data.amount, '1200');
     // A viewer may not.
-    expectError(await as('viewer', 'POST', `/admin/payouts/${id}/holder`, { holder_id: holder.id }), 403, 'FORBIDDEN');
+    expectError(
+      await as('viewer', 'POST', `/admin/payouts/${id}/holder`, { holder_id: holder.id }),
+      403,
+      'FORBIDDEN',
+    );
     const { body, contentType } = multipartBody(
       { holder_id: holder.id, reason: 'sent from the holder card' },
       { field: 'proof', filename: 'receipt.pdf', contentType: 'application/pdf', data: pdfFile('receipt') },
@@ -85,7 +97,9 @@ describe('holders: payouts sent from a holder card', () => {
   });
 
   it('bad input: no flag, another holder, a pay-in, an unknown holder -> clear codes, nothing written', async () => {
-    const plain = await admin<{ id: string }>(t.app, 'POST', '/admin/holders', { name: 'Synthetic no payouts' });
+    const plain = await admin<{ id: string }>(t.app, 'POST', '/admin/holders', {
+      name: 'Synthetic no payouts',
+    });
     const other = await admin<{ id: string }>(t.app, 'POST', '/admin/holders', {
       name: 'Synthetic other',
       payouts_allowed: true,
@@ -101,7 +115,9 @@ describe('holders: payouts sent from a holder card', () => {
       'HOLDER_PAYOUTS_NOT_ALLOWED',
     );
     expectError(
-      await adminRaw(t.app, 'POST', `/admin/payouts/${id}/holder`, { holder_id: '00000000-0000-4000-8000-000000000000' }),
+      await adminRaw(t.app, 'POST', `/admin/payouts/${id}/holder`, {
+        holder_id: '00000000-0000-4000-8000-000000000000',
+      }),
       404,
       'NOT_FOUND',
     );

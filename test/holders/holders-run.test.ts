@@ -2,10 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { holders } from '../../src/db/tables/holders.js';
-import { accountBalance } from '../../src/modules/ledger/index.js';
 import { money } from '../../src/lib/money.js';
+import { accountBalance } from '../../src/modules/ledger/index.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { addRequisite, admin, createMerchant, createOrder, merchantRequest } from '../helpers/merchant-client.js';
+import {
+  addRequisite,
+  admin,
+  createMerchant,
+  createOrder,
+  merchantRequest,
+} from '../helpers/merchant-client.js';
 import { type Books, confirmedPayin, disableRequisites } from './holders-helpers.js';
 
 // The done-when of holders' limits and payouts (docs/decisions.md "Holders' limits in the claim",
@@ -108,7 +114,11 @@ describe('holders: limits and the ledger identity over a run', () => {
             direction: 'PAYOUT',
             type: 'sim',
             amount,
-            payout_details: { holderAccount: '79001234567', holderName: 'Synthetic Payee', methodName: 'Sberbank' },
+            payout_details: {
+              holderAccount: '79001234567',
+              holderName: 'Synthetic Payee',
+              methodName: 'Sberbank',
+            },
           },
         });
         assert.equal(res.statusCode, 200, `seed ${seed}: ${res.body}`);
@@ -127,7 +137,10 @@ describe('holders: limits and the ledger identity over a run', () => {
         });
       } else if (op === 'correction') {
         const amount = (Math.floor(random() * 2000) - 1000 || 1).toFixed(2);
-        await admin(t.app, 'POST', `/admin/holders/${who.holderId}/corrections`, { amount, reason: `run ${step}` });
+        await admin(t.app, 'POST', `/admin/holders/${who.holderId}/corrections`, {
+          amount,
+          reason: `run ${step}`,
+        });
       }
     }
     for (const p of people) {

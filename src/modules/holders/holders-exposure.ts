@@ -3,7 +3,7 @@ import { eq, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { holders } from '../../db/tables/holders.js';
 import { toDbAmount } from '../../lib/money.js';
-import { HOLDER_CURRENCY } from './holders-standing.js';
+import { HOLDER_CURRENCY } from './holders-rules.js';
 
 // A holder's exposure in the requisite claim (docs/decisions.md "Holders' limits in the claim"): what
 // they hold (the running `held_rub`) plus their pending orders plus the new order's amount, against
@@ -48,7 +48,12 @@ export async function lockHolderExposure(ex: Executor, holderId: string): Promis
 }
 
 /** Keeps `held_rub` with a posting of `delta` on the holder's account (RUB only), in the same transaction. */
-export async function addHeldRub(ex: Executor, holderId: string, currency: string, delta: Decimal): Promise<void> {
+export async function addHeldRub(
+  ex: Executor,
+  holderId: string,
+  currency: string,
+  delta: Decimal,
+): Promise<void> {
   if (currency !== HOLDER_CURRENCY || delta.isZero()) return;
   await ex
     .update(holders)

@@ -40,7 +40,10 @@ export async function assignPayout(
   if (!holder) throw new AppError('NOT_FOUND');
   if (!holder.payoutsAllowed || holder.status !== 'active')
     throw new AppError('HOLDER_PAYOUTS_NOT_ALLOWED', [
-      { field: 'holder_id', problem: holder.payoutsAllowed ? 'the holder is suspended' : 'payouts are not allowed' },
+      {
+        field: 'holder_id',
+        problem: holder.payoutsAllowed ? 'the holder is suspended' : 'payouts are not allowed',
+      },
     ]);
   const row = {
     orderId: p.orderId,
@@ -78,7 +81,7 @@ export async function postHolderPayout(ex: Executor, orderId: string): Promise<s
     kind: HOLDER_KINDS.payout,
     orderId,
     idempotencyKey: `${HOLDER_KINDS.payout}:${orderId}`,
-    memo: 'payout sent from the holder\'s card',
+    memo: "payout sent from the holder's card",
     entries: [
       { account: HOLDER_ACCOUNTS.held(row.holderId), currency: row.currency, amount: amount.negated() },
       { account: HOLDER_ACCOUNTS.paidOut, currency: row.currency, amount },

@@ -5,6 +5,9 @@ import { money, roundHalfUp } from '../../lib/money.js';
 // The pure rules of holders' money (docs/decisions.md "Holders' money"): account names, the amounts
 // operators type, the commission, the identity held = received − settled − paid out (+ corrections).
 
+/** The currency holders' limits, `held_rub` and the default books are kept in. */
+export const HOLDER_CURRENCY = 'RUB';
+
 /** Ledger accounts of holders' money. A holder's `holder:<id>` sums to what they hold for the operator. */
 export const HOLDER_ACCOUNTS = {
   held: (holderId: string) => `holder:${holderId}`,

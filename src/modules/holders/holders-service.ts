@@ -55,6 +55,23 @@ function moneyColumns(input: Partial<HolderInput>): Partial<NewHolderRow> {
   return out;
 }
 
+/** Every holder with held, pending (RUB) and the latest settlement's time, by name. */
+async function listWithFigures(db: Executor, pendingOf: (ids: string[]) => Promise<Map<string, string>>) {
+  const rows = await listHolders(db);
+  const pending = await pendingOf(rows.map((r) => r.id));
+  const out = [];
+  for (const row of rows) {
+    const last = (await listSettlements(db, row.id, 1, 'settlement'))[0];
+    out.push({
+      ...holderView(row),
+      held: (await heldBy(db, row.id, HOLDER_CURRENCY)).toFixed(),
+      pending: pending.get(row.id) ?? '0',
+      last_settlement_at: last ? last.createdAt.toISOString() : null,
+    });
+  }
+  return out;
+}
+
 /**
  * Holders (docs/decisions.md "Holders' money"): the people behind requisites, what each holds as a
  * ledger sum, settlements and corrections. Every write is audited; money moves in the ledger only.
@@ -69,7 +86,8 @@ export function createHoldersService(deps: {
   pendingOf?: (holderIds: string[]) => Promise<Map<string, string>>;
 }) {
   const db = deps.database.db;
-  const pendingOf = async (ids: string[]) => (deps.pendingOf ? deps.pendingOf(ids) : new Map<string, string>());
+  const pendingOf = async (ids: string[]) =>
+    deps.pendingOf ? deps.pendingOf(ids) : new Map<string, string>();
   const now = () => new Date(deps.clock.now());
 
   async function mustFind(ex: Executor, id: string, lock = false): Promise<HolderRow> {
@@ -104,21 +122,7 @@ export function createHoldersService(deps: {
      * Every holder with what they hold in RUB, their pending RUB orders and their latest settlement's
      * time, by name.
      */
-    async list() {
-      const rows = await listHolders(db);
-      const pending = await pendingOf(rows.map((r) => r.id));
-      const out = [];
-      for (const row of rows) {
-        const last = (await listSettlements(db, row.id, 1, 'settlement'))[0];
-        out.push({
-          ...holderView(row),
-          held: (await heldBy(db, row.id, HOLDER_CURRENCY)).toFixed(),
-          pending: pending.get(row.id) ?? '0',
-          last_settlement_at: last ? last.createdAt.toISOString() : null,
-        });
-      }
-      return out;
-    },
+    list: () => listWithFigures(db, pendingOf),
 
     /** One holder: the record, the RUB books, pending RUB orders, the requisites and the latest settlements. NOT_FOUND. */
     async get(id: string) {

@@ -21,7 +21,9 @@ export interface HolderGate {
 }
 
 /** The amounts of pending non-test fiat RUB orders on the requisites of the holder `holderId`. */
-export const pendingOfHolder = (holderId: SQL) => sql`(SELECT coalesce(sum(${orders.payableAmount}), 0) FROM ${orders}
+export const pendingOfHolder = (
+  holderId: SQL,
+) => sql`(SELECT coalesce(sum(${orders.payableAmount}), 0) FROM ${orders}
   WHERE ${orders.requisiteId} IN (${holderRequisiteIdsSql(holderId)}) AND ${orders.status} = 'pending'
     AND ${orders.method} = 'fiat' AND ${orders.currency} = 'RUB' AND NOT ${orders.test})`;
 

@@ -7,6 +7,7 @@ export type { TakeOffer } from './create-fiat-payin.js';
 export type { CryptoPayinCommand, PayoutCommand } from './create-order-command.js';
 export { callbackUrl, checkLimits } from './create-order-input.js';
 export { disableAfterExpiredStreak } from './expired-streak.js';
+export { type HolderGate, holderPendingSums } from './holder-exposure.js';
 export { newOrderRow } from './new-order.js';
 export { adminOrderView, eventActor } from './order-admin-view.js';
 export {
@@ -45,6 +46,5 @@ export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';
 export { OrderIdParams, OrderResponseSchema } from './orders-schemas.js';
 export { createOrdersService, type OrdersService } from './orders-service.js';
-export { type HolderGate, holderPendingSums } from './holder-exposure.js';
 export { createClaim, requisiteLoads } from './requisite-claim.js';
 export { sandboxDepositAddress } from './sandbox-details.js';

@@ -33,7 +33,11 @@ export const HolderPayoutBody = Type.Object({
  */
 export const HolderSentBody = Type.Object({
   holder_id: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 100, description: 'Required: the holder the payout was given to' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Required: the holder the payout was given to',
+    }),
   ),
   reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
 });

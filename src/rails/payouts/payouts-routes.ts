@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { preHandlerAsyncHookHandler, preValidationAsyncHookHandler } from 'fastify';
 import { isMultipart, type UploadReader } from '../../http/multipart.js';
 import { actorOf } from '../../http/request-context.js';
-import { invalidField } from '../../lib/errors.js';
 import { type App, Envelope, errorResponses, MerchantHeaders } from '../../http/schemas.js';
+import { invalidField } from '../../lib/errors.js';
 import {
   HolderPayoutBody,
   HolderPayoutSchema,
@@ -132,7 +132,13 @@ function holderPayoutRoutes(app: App, deps: { payouts: PayoutsService; uploads: 
       try {
         const f = upload.fields;
         const holderId = required(f.holder_id);
-        const sent = await deps.payouts.markSentByHolder(id, holderId, f.reason || null, actorOf(request), upload);
+        const sent = await deps.payouts.markSentByHolder(
+          id,
+          holderId,
+          f.reason || null,
+          actorOf(request),
+          upload,
+        );
         return { success: true as const, data: sentView(sent, holderId) };
       } finally {
         await deps.uploads.discard(upload);

@@ -6,8 +6,8 @@ import { AppError } from '../../lib/errors.js';
 import { newInternalId } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
 import type { BanksService } from '../../modules/banks/index.js';
-import type { HoldersService } from '../../modules/holders/index.js';
 import { HOLDER_ACCOUNT_DIGITS, parsePayoutDetails } from '../../modules/catalog/index.js';
+import type { HoldersService } from '../../modules/holders/index.js';
 import { createHold, lockBalance } from '../../modules/ledger/index.js';
 import type { MerchantRow } from '../../modules/merchants/index.js';
 import {
@@ -92,7 +92,12 @@ export function createPayoutsService(deps: {
      * of transfer (optional: PDF, JPEG or PNG) recorded and the action audited in ONE transaction.
      * The file is checked and kept before it and deleted when it fails.
      */
-    async markSent(id: string, reason: string | null, actor: AdminActor, proof?: MultipartUpload): Promise<OrderRow> {
+    async markSent(
+      id: string,
+      reason: string | null,
+      actor: AdminActor,
+      proof?: MultipartUpload,
+    ): Promise<OrderRow> {
       const file = proof ? await proofs.keepProof(proof) : undefined;
       try {
         return await db.transaction(async (tx) => {

@@ -27,7 +27,9 @@ export function holderPages(pages: App, services: Pick<ConsoleServices, 'holders
     const { id } = request.params as { id: string };
     const holder = await services.holders.get(id);
     const mine = new Set(holder.requisites.map((r) => r.id));
-    const phones = (await services.deviceAdmin.list()).filter((d) => d.requisite_ids.some((r) => mine.has(r)));
+    const phones = (await services.deviceAdmin.list()).filter((d) =>
+      d.requisite_ids.some((r) => mine.has(r)),
+    );
     const lastSettlement = holder.settlements.find((s) => s.kind === 'settlement') ?? null;
     return render(request, reply, 'holder.eta', { holder, phones, lastSettlement, methods: METHODS });
   });

@@ -135,14 +135,32 @@ const NEAR_LIMIT = 0.8;
  * fullest first. A holder without a limit never shows. `percent` is rounded down to a whole number.
  */
 export function holdersAtLimit(
-  list: Array<{ id: string; name: string; held: string; pending: string; exposure_limit: string | null; security_deposit: string | null }>,
+  list: Array<{
+    id: string;
+    name: string;
+    held: string;
+    pending: string;
+    exposure_limit: string | null;
+    security_deposit: string | null;
+  }>,
 ) {
-  const out: Array<{ id: string; name: string; exposure: string; cap: string; percent: number; over: boolean }> = [];
+  const out: Array<{
+    id: string;
+    name: string;
+    exposure: string;
+    cap: string;
+    percent: number;
+    over: boolean;
+  }> = [];
   for (const h of list) {
     if (h.exposure_limit === null) continue;
     const exposure = money(h.held).plus(h.pending);
     const cap = money(h.exposure_limit).plus(h.security_deposit ?? 0);
-    const share = cap.isZero() ? (exposure.gt(0) ? Number.POSITIVE_INFINITY : 0) : exposure.div(cap).toNumber();
+    const share = cap.isZero()
+      ? exposure.gt(0)
+        ? Number.POSITIVE_INFINITY
+        : 0
+      : exposure.div(cap).toNumber();
     if (share < NEAR_LIMIT) continue;
     out.push({
       id: h.id,

@@ -46,5 +46,6 @@ export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';
 export { OrderIdParams, OrderResponseSchema } from './orders-schemas.js';
 export { createOrdersService, type OrdersService } from './orders-service.js';
-export { createClaim, requisiteLoads } from './requisite-claim.js';
+export { createClaim } from './requisite-claim.js';
+export { requisiteLoads } from './requisite-loads.js';
 export { sandboxDepositAddress } from './sandbox-details.js';

@@ -41,22 +41,16 @@ export function utcDayStart(now: Date): Date {
 }
 
 /** Pending orders on the requisite `id`. */
-const activeOn = (id: SQL) =>
+export const activeOn = (id: SQL) =>
   sql`(SELECT count(*) FROM ${orders} WHERE ${orders.requisiteId} = ${id} AND ${orders.status} = 'pending')`;
 
 /** The requisite's turnover today: pending amounts plus amounts confirmed since the UTC day start. */
-const turnoverOn = (
+export const turnoverOn = (
   id: SQL,
   dayStart: SQL,
 ) => sql`(SELECT coalesce(sum(${orders.payableAmount}), 0) FROM ${orders}
   WHERE ${orders.requisiteId} = ${id}
     AND (${orders.status} = 'pending' OR (${orders.status} = 'success' AND ${orders.finishedAt} >= ${dayStart})))`;
-
-/** When the requisite last got an order (shown to operators). */
-const lastOrderTimeOn = (
-  id: SQL,
-) => sql`(SELECT ${orders.createdAt} FROM ${orders} WHERE ${orders.requisiteId} = ${id}
-  ORDER BY ${orders.seq} DESC LIMIT 1)`;
 
 /**
  * Room under the requisite's limits (docs/decisions.md section 7): fewer pending orders than
@@ -197,9 +191,11 @@ function rowValues(row: NewOrderDraft): Record<string, unknown> {
  * lock busy). `row` carries every column but the requisite's. Throws DuplicateOrderError.
  */
 export function createClaim(db: Db, gate?: HolderGate) {
+  // A statement's name names its text on a connection: a claim with the holders' gate is another text.
+  const suffix = gate ? '_holders' : '';
   const prepared = {
-    any: claimStatement(db, false, gate).prepare('claim_order_any_bank'),
-    bank: claimStatement(db, true, gate).prepare('claim_order_same_bank'),
+    any: claimStatement(db, false, gate).prepare(`claim_order_any_bank${suffix}`),
+    bank: claimStatement(db, true, gate).prepare(`claim_order_same_bank${suffix}`),
   };
   const claim = async function claim(
     row: NewOrderDraft,
@@ -211,7 +207,7 @@ export function createClaim(db: Db, gate?: HolderGate) {
     try {
       if (options.ex) {
         // Inside a transaction: the same statement, prepared on the transaction's connection.
-        const name = sameBank ? 'claim_order_tx_same_bank' : 'claim_order_tx_any_bank';
+        const name = `${sameBank ? 'claim_order_tx_same_bank' : 'claim_order_tx_any_bank'}${suffix}`;
         return (await claimStatement(options.ex, sameBank, gate).prepare(name).execute(values))[0];
       }
       return (await (sameBank ? prepared.bank : prepared.any).execute(values))[0];
@@ -242,6 +238,7 @@ export async function takeRequisite(
   const { operands, dayStart } = operandsOf(input);
   const load = loadCondition(operands, dayStart, gate);
   const rejected: string[] = [];
+  const lockedHolders = new Set<string>();
   const pick = async (lock: PickLock, only?: string) =>
     (await ex.execute(
       pickRequisiteQuery({
@@ -259,6 +256,12 @@ export async function takeRequisite(
       // holds a second requisite (one per kind) that another transaction may be waiting for.
       const next = rowsOf<RawPick>(await pick('none'))[0];
       if (!next) return undefined;
+      // Never wait for a requisite of a holder whose exposure lock we hold: its holder may be
+      // waiting for that lock (a lock cycle).
+      if (next.holder_id && lockedHolders.has(next.holder_id)) {
+        rejected.push(next.id);
+        continue;
+      }
       row = rowsOf<RawPick>(await pick('wait', next.id))[0];
       // Changed while we waited (paused, disabled, at its limits): look again.
       if (!row) continue;
@@ -266,8 +269,10 @@ export async function takeRequisite(
     const picked = fromRaw(row);
     // A holder's orders queue up on the holder's lock, so that the re-check below counts the
     // pending orders of every earlier one (docs/decisions.md "Holders' limits in the claim").
-    if (gate && picked.holderId) await gate.lock(ex, picked.holderId);
-    else if (picked.maxActiveOrders === null && picked.dailyLimit === null) return picked;
+    if (gate && picked.holderId) {
+      await gate.lock(ex, picked.holderId);
+      lockedHolders.add(picked.holderId);
+    } else if (picked.maxActiveOrders === null && picked.dailyLimit === null) return picked;
     // Locked now: a new statement sees the orders committed while we waited.
     if (rowsOf<RawPick>(await pick('wait', picked.id))[0]) return picked;
     rejected.push(picked.id);
@@ -369,30 +374,4 @@ export async function firstFreeRubAmount(
       ORDER BY cand.k LIMIT 1`),
   );
   return rows[0] ? Number(rows[0].v) : amount;
-}
-
-/** Each requisite's load, for operators: pending orders, today's turnover, when it last got an order. */
-export async function requisiteLoads(
-  ex: Executor,
-  requisiteIds: string[],
-  now: Date,
-): Promise<Map<string, { activeOrders: number; todayTurnover: string; lastAssignedAt: Date | null }>> {
-  if (requisiteIds.length === 0) return new Map();
-  const day = sql`${utcDayStart(now).toISOString()}::timestamptz`;
-  const id = sql.raw('r.id');
-  const rows = rowsOf<{ id: string; active: string; turnover: string; last: string | Date | null }>(
-    await ex.execute(sql`SELECT r.id, ${activeOn(id)} AS active, ${turnoverOn(id, day)} AS turnover,
-        ${lastOrderTimeOn(id)} AS last
-      FROM unnest(${`{${requisiteIds.join(',')}}`}::uuid[]) AS r(id)`),
-  );
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      {
-        activeOrders: Number(r.active),
-        todayTurnover: String(r.turnover),
-        lastAssignedAt: r.last === null ? null : new Date(r.last),
-      },
-    ]),
-  );
 }

@@ -86,7 +86,9 @@ try {
   await client.connect();
   await client.query('ANALYZE');
   const held = HOLDERS ? `, ${HOLDERS} holders (limit ${HOLDER_LIMIT ?? 'none'})` : '';
-  console.log(`${ORDERS} orders on ${REQUISITES} requisites${held}; ${statements.length} statements on the path:\n`);
+  console.log(
+    `${ORDERS} orders on ${REQUISITES} requisites${held}; ${statements.length} statements on the path:\n`,
+  );
   for (const { query, params } of statements) {
     const writes = /^\s*(insert|update|delete|with)/i.test(query);
     // The recorded insert ran already: the same again with another id and order_id.

@@ -10,11 +10,18 @@ import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { openDatabase } from '../src/db/database.js';
 import { testConfig } from '../test/helpers/app.js';
-import { addRequisite, createMerchant, sign } from '../test/helpers/merchant-client.js';
+import { addRequisite, admin as adminApi, createMerchant, sign } from '../test/helpers/merchant-client.js';
 
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ORDERS = Number(process.env.BENCH_ORDERS ?? 20_000);
 const REQUISITES = Number(process.env.BENCH_REQUISITES ?? 50);
+/**
+ * BENCH_HOLDERS (default 0): that many holders share the requisites round-robin, each with the limit
+ * BENCH_HOLDER_LIMIT (RUB; unset: no limit), to see the holders' room in the claim's plan
+ * (docs/decisions.md "Holders' limits in the claim").
+ */
+const HOLDERS = Number(process.env.BENCH_HOLDERS ?? 0);
+const HOLDER_LIMIT = process.env.BENCH_HOLDER_LIMIT;
 /** How many times each statement is explained (the last plan is printed). */
 const RUNS = Number(process.env.BENCH_EXPLAIN_RUNS ?? 3);
 
@@ -34,7 +41,17 @@ await app.ready();
 const client = new pg.Client({ connectionString: url.toString() });
 try {
   const merchant = await createMerchant(app);
-  for (let i = 0; i < REQUISITES; i++) await addRequisite(app, { kind: 'phone', currency: 'RUB' });
+  const requisiteIds: string[] = [];
+  for (let i = 0; i < REQUISITES; i++)
+    requisiteIds.push((await addRequisite(app, { kind: 'phone', currency: 'RUB' })).id);
+  for (let h = 0; h < HOLDERS; h++) {
+    const holder = await adminApi<{ id: string }>(app, 'POST', '/admin/holders', {
+      name: `Bench holder ${h}`,
+      ...(HOLDER_LIMIT ? { exposure_limit: HOLDER_LIMIT } : {}),
+    });
+    const mine = requisiteIds.filter((_, i) => i % HOLDERS === h);
+    await adminApi(app, 'PUT', `/admin/holders/${holder.id}/requisites`, { requisite_ids: mine });
+  }
   const create = (n: number) => {
     const body = JSON.stringify({
       merchant_id: merchant.id,
@@ -68,7 +85,10 @@ try {
   recording = undefined;
   await client.connect();
   await client.query('ANALYZE');
-  console.log(`${ORDERS} orders on ${REQUISITES} requisites; ${statements.length} statements on the path:\n`);
+  const held = HOLDERS ? `, ${HOLDERS} holders (limit ${HOLDER_LIMIT ?? 'none'})` : '';
+  console.log(
+    `${ORDERS} orders on ${REQUISITES} requisites${held}; ${statements.length} statements on the path:\n`,
+  );
   for (const { query, params } of statements) {
     const writes = /^\s*(insert|update|delete|with)/i.test(query);
     // The recorded insert ran already: the same again with another id and order_id.

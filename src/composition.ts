@@ -6,7 +6,7 @@ import type { Clock } from './lib/clock.js';
 import { createSecretBox } from './lib/secrets.js';
 import { createBankRules } from './modules/bank-rules/index.js';
 import { createBanksService } from './modules/banks/index.js';
-import { createHoldersService } from './modules/holders/index.js';
+import { createHoldersService, holderClaimGate } from './modules/holders/index.js';
 import { createLedgerService } from './modules/ledger/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
 import { createOperatorsService } from './modules/operators/index.js';
@@ -14,6 +14,7 @@ import {
   createOrderLifecycle,
   createOrdersService,
   orderInfo,
+  orderQueries,
   requisiteLoads,
 } from './modules/orders/index.js';
 import { createPoolService } from './modules/pool/index.js';
@@ -141,7 +142,11 @@ export function createServices(deps: {
   });
   // Holders' money (docs/decisions.md "Holders' money"): a confirmed fiat PAYIN posts what the
   // holder's card received, in the lifecycle's transaction, once per order.
-  const holders = createHoldersService({ database, clock });
+  const holders = createHoldersService({
+    database,
+    clock,
+    pendingOf: (ids) => orderQueries.holderPendingSums(database.db, ids),
+  });
   const lifecycle = createOrderLifecycle({
     successHooks: [webhooks.enqueueOnSuccess, holders.creditOnSuccess],
     moveHooks: [eventSubscriptions.onMoves],
@@ -253,7 +258,7 @@ export function createServices(deps: {
     'Age of the oldest device message waiting for an operator (0 when none)',
     () => counts.reviewQueueAgeSeconds(),
   );
-  const payouts = createPayoutsService({ database, clock, banks, lifecycle, proofs: receipts });
+  const payouts = createPayoutsService({ database, clock, banks, lifecycle, proofs: receipts, holders });
   const orders = createOrdersService({
     database,
     clock,
@@ -266,6 +271,8 @@ export function createServices(deps: {
     },
     takeOffer: pool.takeOffer,
     onCreated: (type, direction) => metrics.orderCreated(type, direction),
+    // Holders' limits count in the claim (docs/decisions.md "Holders' limits in the claim").
+    holderGate: holderClaimGate,
   });
   // docs/decisions.md section 29: test keys' orders driven to each outcome through the same lifecycle.
   const sandbox = createSandboxService({ database, clock, lifecycle, orders, crypto, receipts });

@@ -170,7 +170,7 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     webhooksAdminRoutes(admin, { webhooks: services.webhooks });
     cryptoAdminRoutes(admin, { crypto: services.crypto });
     chainsAdminRoutes(admin, { chains: services.chains });
-    payoutsAdminRoutes(admin, { payouts: services.payouts });
+    payoutsAdminRoutes(admin, { payouts: services.payouts, uploads });
     receiptsAdminRoutes(admin, { receipts: services.receipts });
     appealsAdminRoutes(admin, { appeals: services.appeals });
     portalAdminRoutes(admin, {

@@ -69,6 +69,10 @@ export const ERROR_STATUS = {
   PAIRING_LINK_USED: 409,
   /** A pairing link past its 15 minutes, never claimed. */
   PAIRING_LINK_EXPIRED: 410,
+  /** ops: a PAYOUT given to a holder whose payouts are not allowed, or who is suspended (docs/decisions.md "Payouts through holders"). */
+  HOLDER_PAYOUTS_NOT_ALLOWED: 409,
+  /** ops: a holder acting on a payout given to another holder, or to none (docs/decisions.md "Payouts through holders"). */
+  HOLDER_PAYOUT_MISMATCH: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

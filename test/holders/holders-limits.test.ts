@@ -4,9 +4,11 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 import { addRequisite, admin, createMerchant, createOrder } from '../helpers/merchant-client.js';
 import { type Books, confirmedPayin } from './holders-helpers.js';
 
-// Limits that act: a holder whose held amount passes exposure_limit + security_deposit has their
-// requisites paused (`paused_reason: holder`), so the next order goes to another holder; a
-// settlement, a deposit or a higher limit brings them back. Synthetic holders and amounts.
+// Limits that act: an order that would take a holder's held amount plus pending orders past
+// exposure_limit + security_deposit goes to another holder (the claim's check, docs/decisions.md
+// "Holders' limits in the claim"); a holder whose held amount is past it (a lower limit, a
+// correction) has their requisites paused (`paused_reason: holder`); a settlement, a deposit or a
+// higher limit brings them back. Synthetic holders and amounts.
 
 interface HolderDetail {
   blocked: boolean;
@@ -34,29 +36,33 @@ describe('holders: limits that act', () => {
   }
   const detail = (id: string) => admin<HolderDetail>(t.app, 'GET', `/admin/holders/${id}`);
 
-  it('over the limit: paused, the next order goes to another holder; a settlement brings orders back', async () => {
+  it('at the limit: the next order goes to another holder; a settlement brings orders back', async () => {
     const merchant = await createMerchant(t.app);
-    const a = await holderWithRequisite('5000');
+    const a = await holderWithRequisite('10000');
     let paid = await confirmedPayin(t, merchant, AMOUNT);
     while (paid.requisiteId !== a.requisiteId) paid = await confirmedPayin(t, merchant, AMOUNT);
+    // 7,019 held: a second order would make 14,038, past 10,000. A lower limit pauses at once.
+    await admin(t.app, 'PATCH', `/admin/holders/${a.holderId}`, { exposure_limit: '5000' });
     let read = await detail(a.holderId);
     assert.equal(read.blocked, true);
     assert.deepEqual(
       read.requisites.map((r) => r.paused_reason),
       ['holder'],
     );
+    await admin(t.app, 'PATCH', `/admin/holders/${a.holderId}`, { exposure_limit: '10000' });
     // Another holder's requisite takes the next order of that amount.
     const b = await holderWithRequisite('1000000');
     const next = await confirmedPayin(t, merchant, AMOUNT);
     assert.notEqual(next.requisiteId, a.requisiteId);
-    // A settlement that leaves 4,000 held: under the limit again, the requisite resumes.
-    const settleAmount = (Number(read.books.held) - 4000).toFixed(2);
+    // A settlement that leaves 2,000 held: room for one more order again.
+    const settleAmount = (Number(read.books.held) - 2000).toFixed(2);
     await admin(t.app, 'POST', `/admin/holders/${a.holderId}/settlements`, {
       amount: settleAmount,
       method: 'cash',
       reference: 'synthetic',
     });
     read = await detail(a.holderId);
+    assert.equal(read.books.held, '2000');
     assert.equal(read.blocked, false);
     assert.deepEqual(
       read.requisites.map((r) => r.paused_reason),

@@ -15,7 +15,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { rowsOf } from '../../src/db/database.js';
 import { AppError } from '../../src/lib/errors.js';
 import { money } from '../../src/lib/money.js';
-import { createOrderLifecycle, findOrderById, type OrderRow } from '../../src/modules/orders/index.js';
+import { createOrderLifecycle, type OrderRow, orderQueries } from '../../src/modules/orders/index.js';
 import type { DeviceRow } from '../../src/rails/devices/devices-repository.js';
 import { CHAIN_WATCHER_TOKEN, manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { isolateDatabase, needsPostgres } from '../helpers/database.js';
@@ -136,7 +136,7 @@ describe('every path that ends an order, run at once on the same orders, moves m
   }
 
   async function run(path: Path, target: Target): Promise<void> {
-    const order = (await findOrderById(t.database.db, target.id)) as OrderRow;
+    const order = (await orderQueries.findOrderById(t.database.db, target.id)) as OrderRow;
     const crypto = target.kind === 'crypto';
     const now = new Date(clock.now());
     switch (path) {
@@ -243,7 +243,7 @@ describe('every path that ends an order, run at once on the same orders, moves m
     const q = async <T>(query: ReturnType<typeof sql>) => rowsOf<T>(await t.database.db.execute(query));
     const found: string[] = [];
     for (const { id, kind } of targets) {
-      const order = (await findOrderById(t.database.db, id)) as OrderRow;
+      const order = (await orderQueries.findOrderById(t.database.db, id)) as OrderRow;
       const ends = await q<{ to_status: string; n: number }>(
         sql`SELECT to_status, count(*)::int AS n FROM order_events WHERE order_id = ${id} AND from_status IS NOT NULL GROUP BY to_status`,
       );
@@ -301,7 +301,7 @@ describe('every path that ends an order, run at once on the same orders, moves m
           assert.deepEqual(thrown, [], 'no path threw anything but a refusal');
           assert.deepEqual(await problems(targets), [], JSON.stringify(steps));
           for (const target of targets) {
-            const key = `${target.kind}:${(await findOrderById(t.database.db, target.id))?.status}`;
+            const key = `${target.kind}:${(await orderQueries.findOrderById(t.database.db, target.id))?.status}`;
             ended.set(key, (ended.get(key) ?? 0) + 1);
           }
         },
@@ -317,7 +317,7 @@ describe('every path that ends an order, run at once on the same orders, moves m
   it('a move made twice in parallel with no order lock credits once (the schema alone holds)', async () => {
     for (const kind of ['fiat', 'crypto', 'payout'] as const) {
       const target = await create(kind);
-      const order = (await findOrderById(t.database.db, target.id)) as OrderRow;
+      const order = (await orderQueries.findOrderById(t.database.db, target.id)) as OrderRow;
       const ctx = { actor: 'system', reason: null, now: new Date(clock.now()) };
       const answers = await Promise.allSettled(
         Array.from({ length: 8 }, () => t.database.db.transaction((tx) => bare.succeed(tx, order, ctx))),

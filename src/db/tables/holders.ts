@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
 // Tables of the holders module: only src/modules/holders/ reads and writes them (docs/architecture.md).
@@ -30,6 +30,14 @@ export const holders = pgTable(
     exposureLimit: numeric('exposure_limit'),
     /** RUB the holder left with the operator as security, raising the limit by its amount. */
     securityDeposit: numeric('security_deposit'),
+    /**
+     * What the holder holds in RUB, kept with each of their RUB postings in the same transaction (the
+     * sum of `holder:<id>` in RUB, like a merchant's `balances` row), so that the requisite claim reads
+     * it in one row instead of summing the ledger (docs/decisions.md "Holders' limits in the claim").
+     */
+    heldRub: numeric('held_rub').notNull().default('0'),
+    /** Whether operators may give this holder PAYOUTs to execute from their card. */
+    payoutsAllowed: boolean('payouts_allowed').notNull().default(false),
     /** Set by the migration that made one holder per distinct requisites' holder name. */
     fromMigration: text('from_migration'),
     createdAt: createdAt(),
@@ -77,5 +85,29 @@ export const holderSettlements = pgTable(
       sql`${t.method} IS NULL OR ${t.method} IN ('bank_transfer', 'cash', 'usdt')`,
     ),
     check('holder_settlements_amount_ck', sql`${t.amount} <> 0`),
+  ],
+);
+
+/**
+ * A PAYOUT given to a holder to execute from their card (docs/decisions.md "Payouts through
+ * holders"): the order stays the orders module's; this row says whose card sends it. When the payout
+ * succeeds, the holder's account is reduced by `amount` (keyed `holder_payout:<order>`, once).
+ */
+export const holderPayouts = pgTable(
+  'holder_payouts',
+  {
+    orderId: text('order_id').primaryKey(),
+    holderId: uuid('holder_id')
+      .notNull()
+      .references(() => holders.id),
+    currency: text('currency').notNull(),
+    /** What the holder sends from their card (the payout's amount), currency units. */
+    amount: numeric('amount').notNull(),
+    assignedBy: text('assigned_by').notNull(),
+    assignedAt: ts('assigned_at').notNull().defaultNow(),
+  },
+  (t) => [
+    index('holder_payouts_holder_idx').on(t.holderId),
+    check('holder_payouts_amount_ck', sql`${t.amount} > 0`),
   ],
 );

@@ -67,6 +67,9 @@ export const requisites = pgTable(
     index('requisites_bank_lru_idx')
       .on(t.currency, t.kind, t.bankCode, t.lastOrderSeq, t.id)
       .where(sql`enabled AND paused_reason IS NULL`),
+    // A holder's requisites, for their pending orders in the claim's limit (docs/decisions.md
+    // "Holders' limits in the claim").
+    index('requisites_holder_idx').on(t.holderId).where(sql`holder_id IS NOT NULL`),
     check(
       'requisites_paused_ck',
       sql`${t.pausedReason} IS NULL OR ${t.pausedReason} IN ('block', 'stale', 'liveness', 'holder')`,

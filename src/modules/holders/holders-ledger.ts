@@ -2,6 +2,7 @@ import type { Decimal } from 'decimal.js';
 import type { Executor } from '../../db/database.js';
 import { money } from '../../lib/money.js';
 import { accountBalance, accountSumsByKind, postJournal } from '../ledger/index.js';
+import { addHeldRub } from './holders-exposure.js';
 import {
   commissionOf,
   HOLDER_ACCOUNTS,
@@ -32,6 +33,7 @@ export async function postHolderReceipt(
       { account: HOLDER_ACCOUNTS.received, currency: r.currency, amount: r.amount.negated() },
     ],
   });
+  if (applied) await addHeldRub(ex, r.holderId, r.currency, r.amount);
   const commission = commissionOf(r.amount, r.commissionPercent);
   if (applied && commission.gt(0)) {
     await postJournal(ex, {
@@ -65,7 +67,7 @@ export async function postHolderMovement(
   const kind = m.kind === 'settlement' ? HOLDER_KINDS.settlement : HOLDER_KINDS.correction;
   const onHolder = m.kind === 'settlement' ? m.amount.negated() : m.amount;
   const other = m.kind === 'settlement' ? HOLDER_ACCOUNTS.settled : HOLDER_ACCOUNTS.adjustments;
-  const { journalId } = await postJournal(ex, {
+  const { journalId, applied } = await postJournal(ex, {
     kind,
     idempotencyKey: `${kind}:${m.rowId}`,
     memo: m.memo,
@@ -74,6 +76,7 @@ export async function postHolderMovement(
       { account: other, currency: m.currency, amount: onHolder.negated() },
     ],
   });
+  if (applied) await addHeldRub(ex, m.holderId, m.currency, onHolder);
   return journalId;
 }
 

@@ -12,6 +12,7 @@ import { money, toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import { holderOfRequisite } from '../requisites/index.js';
 import { booksOf, heldBy, postHolderMovement, postHolderReceipt } from './holders-ledger.js';
+import { postHolderPayout } from './holders-payouts.js';
 import { findHolder, type HolderRow, insertSettlement } from './holders-repository.js';
 import { checkSettlement, parseAmount } from './holders-rules.js';
 import { applyStanding, HOLDER_CURRENCY } from './holders-standing.js';
@@ -63,6 +64,7 @@ export function createHolderMoney(ctx: MoneyContext) {
     async settle(id: string, input: SettlementInput, actor: AdminActor) {
       const amount = parseAmount(input.amount, 'amount', 'positive');
       if (input.method === 'usdt' && !input.tx_hash) throw invalidField('tx_hash', 'is required for usdt');
+      if (!input.reference.trim()) throw invalidField('reference', 'must not be blank');
       const currency = input.currency ?? HOLDER_CURRENCY;
       return db.transaction(async (tx) => {
         await ctx.mustFind(tx, id, true);
@@ -131,11 +133,19 @@ export function createHolderMoney(ctx: MoneyContext) {
 
     /**
      * The lifecycle's success hook (composition root): a confirmed fiat PAYIN on a holder's requisite
-     * posts what the card received (`payable_amount`) to the holder's account, once per order. Test
-     * orders, crypto and payouts post nothing. A holder that this takes over their limit has their
+     * posts what the card received (`payable_amount`) to the holder's account, once per order; a
+     * payout given to a holder takes what they sent off it (`postHolderPayout`), once. Test orders
+     * and crypto post nothing. A holder that this takes over their limit has their
      * requisites paused (`applyStanding`). Runs inside the lifecycle's transaction; no network.
      */
     async creditOnSuccess(ex: Executor, order: SucceededOrder): Promise<void> {
+      if (order.direction === 'PAYOUT' && order.method === 'payout' && !order.test) {
+        // A payout a holder sent from their card reduces what they hold (docs/decisions.md
+        // "Payouts through holders").
+        const paidBy = await postHolderPayout(ex, order.id);
+        if (paidBy) await applyStanding(ex, paidBy, new Date(ctx.clock.now()));
+        return;
+      }
       if (order.direction !== 'PAYIN' || order.method !== 'fiat' || order.test || !order.requisiteId) return;
       const holderId = await holderOfRequisite(ex, order.requisiteId);
       if (!holderId) return;

@@ -1,4 +1,4 @@
-import { desc, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { holderSettlements, holders } from '../../db/tables/holders.js';
 
@@ -40,12 +40,17 @@ export async function insertSettlement(ex: Executor, row: NewSettlementRow): Pro
   return inserted;
 }
 
-/** The holder's settlements and corrections, newest first. */
-export async function listSettlements(ex: Executor, holderId: string, limit = 100): Promise<SettlementRow[]> {
+/** The holder's settlements and corrections (or only one `kind`), newest first. */
+export async function listSettlements(
+  ex: Executor,
+  holderId: string,
+  limit = 100,
+  kind?: 'settlement' | 'correction',
+): Promise<SettlementRow[]> {
   return ex
     .select()
     .from(holderSettlements)
-    .where(eq(holderSettlements.holderId, holderId))
+    .where(and(eq(holderSettlements.holderId, holderId), kind ? eq(holderSettlements.kind, kind) : undefined))
     .orderBy(desc(holderSettlements.createdAt), desc(holderSettlements.id))
     .limit(limit);
 }

@@ -5,6 +5,9 @@ import { money, roundHalfUp } from '../../lib/money.js';
 // The pure rules of holders' money (docs/decisions.md "Holders' money"): account names, the amounts
 // operators type, the commission, the identity held = received − settled − paid out (+ corrections).
 
+/** The currency holders' limits, `held_rub` and the default books are kept in. */
+export const HOLDER_CURRENCY = 'RUB';
+
 /** Ledger accounts of holders' money. A holder's `holder:<id>` sums to what they hold for the operator. */
 export const HOLDER_ACCOUNTS = {
   held: (holderId: string) => `holder:${holderId}`,
@@ -16,6 +19,8 @@ export const HOLDER_ACCOUNTS = {
   settled: 'system:holders_settled',
   /** The other side of commissions: the operator's cost of holders. */
   commissionExpense: 'system:holder_commission_expense',
+  /** The other side of a payout a holder sent from their card: what holders paid out for the operator. */
+  paidOut: 'system:holders_paid_out',
   /** The other side of an admin's correction (shared with merchants' adjustments). */
   adjustments: 'system:adjustments',
 } as const;
@@ -26,6 +31,7 @@ export const HOLDER_KINDS = {
   settlement: 'holder_settlement',
   correction: 'holder_correction',
   commission: 'holder_commission',
+  payout: 'holder_payout',
 } as const;
 
 /** A money amount as operators type it: up to 15 digits, at most 2 decimals, optional minus. */
@@ -70,7 +76,7 @@ export interface HolderBooks {
   received: string;
   settled: string;
   corrections: string;
-  /** Payouts executed by holders: not yet kept, always 0 (docs/decisions.md "Holders' money"). */
+  /** Payouts the holder sent from their card (docs/decisions.md "Payouts through holders"). */
   paid_out: string;
   /** received − settled − paid_out + corrections: the sum of the holder's account. */
   held: string;
@@ -80,8 +86,8 @@ export interface HolderBooks {
 
 /**
  * The figures of a holder's account from its sums per journal kind (`accountSumsByKind`) and the
- * commission account's balance. Settlements are negative entries on the account; the answer shows
- * them positive.
+ * commission account's balance. Settlements and payouts are negative entries on the account; the
+ * answer shows them positive.
  */
 export function holderBooks(
   currency: string,
@@ -92,7 +98,7 @@ export function holderBooks(
   const received = of(HOLDER_KINDS.receipt);
   const settled = of(HOLDER_KINDS.settlement).negated();
   const corrections = of(HOLDER_KINDS.correction);
-  const paidOut = money(0);
+  const paidOut = of(HOLDER_KINDS.payout).negated();
   const held = received.minus(settled).minus(paidOut).plus(corrections);
   return {
     currency,

@@ -26,6 +26,9 @@ const holderFields = {
   commission_percent: Type.Optional(AmountInput),
   exposure_limit: Type.Optional(Nullable(AmountInput)),
   security_deposit: Type.Optional(Nullable(AmountInput)),
+  payouts_allowed: Type.Optional(
+    Type.Boolean({ description: 'Whether PAYOUTs may be given to this holder to send from their card' }),
+  ),
 };
 
 /** `POST /admin/holders`. */
@@ -82,6 +85,7 @@ export const HolderSchema = Type.Object({
   commission_percent: Dec('Percent of what its requisites receive'),
   exposure_limit: Nullable(Dec('RUB; null: no limit')),
   security_deposit: Nullable(Dec('RUB')),
+  payouts_allowed: Type.Boolean({ description: 'PAYOUTs may be given to this holder' }),
   from_migration: Type.Boolean({
     description: 'Made by the migration from a requisites holder name: review it',
   }),
@@ -91,7 +95,11 @@ export const HolderSchema = Type.Object({
 
 export const HolderListItem = Type.Intersect([
   HolderSchema,
-  Type.Object({ held: Dec('RUB the holder holds') }),
+  Type.Object({
+    held: Dec('RUB the holder holds'),
+    pending: Dec('RUB of pending PAYINs on their requisites (counted against the limit)'),
+    last_settlement_at: Nullable(Type.String({ description: 'ISO 8601 UTC; null: never settled' })),
+  }),
 ]);
 
 export const BooksSchema = Type.Object({
@@ -99,7 +107,7 @@ export const BooksSchema = Type.Object({
   received: Dec('What the holder’s requisites received for confirmed PAYINs'),
   settled: Dec('What the holder handed over'),
   corrections: Dec('Signed sum of admins’ corrections'),
-  paid_out: Dec('Payouts executed by the holder: not kept yet, always 0'),
+  paid_out: Dec('Payouts the holder sent from their card (docs/decisions.md "Payouts through holders")'),
   held: Dec('received − settled − paid_out + corrections'),
   commission: Dec('Commission accrued to the holder'),
 });
@@ -133,6 +141,7 @@ export const HolderDetailSchema = Type.Intersect([
   HolderSchema,
   Type.Object({
     books: BooksSchema,
+    pending: Dec('RUB of pending PAYINs on their requisites (counted against the limit)'),
     blocked: Type.Boolean({
       description:
         'Suspended, or holding more than exposure_limit + security_deposit: its requisites are paused',

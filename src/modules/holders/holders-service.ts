@@ -8,6 +8,7 @@ import { writeAudit } from '../../platform/audit/index.js';
 import { requisitesOfHolder, resumeRequisites, setRequisitesHolder } from '../requisites/index.js';
 import { booksOf, heldBy } from './holders-ledger.js';
 import { createHolderMoney } from './holders-money.js';
+import { assignPayout, holderOfPayout } from './holders-payouts.js';
 
 export type { CorrectionInput, SettlementInput, SucceededOrder } from './holders-money.js';
 
@@ -30,6 +31,8 @@ export interface HolderInput {
   commission_percent?: string | number;
   exposure_limit?: string | number | null;
   security_deposit?: string | number | null;
+  /** Whether operators may give this holder PAYOUTs to send from their card. */
+  payouts_allowed?: boolean;
 }
 
 export interface HolderPatch extends Partial<HolderInput> {
@@ -52,12 +55,39 @@ function moneyColumns(input: Partial<HolderInput>): Partial<NewHolderRow> {
   return out;
 }
 
+/** Every holder with held, pending (RUB) and the latest settlement's time, by name. */
+async function listWithFigures(db: Executor, pendingOf: (ids: string[]) => Promise<Map<string, string>>) {
+  const rows = await listHolders(db);
+  const pending = await pendingOf(rows.map((r) => r.id));
+  const out = [];
+  for (const row of rows) {
+    const last = (await listSettlements(db, row.id, 1, 'settlement'))[0];
+    out.push({
+      ...holderView(row),
+      held: (await heldBy(db, row.id, HOLDER_CURRENCY)).toFixed(),
+      pending: pending.get(row.id) ?? '0',
+      last_settlement_at: last ? last.createdAt.toISOString() : null,
+    });
+  }
+  return out;
+}
+
 /**
  * Holders (docs/decisions.md "Holders' money"): the people behind requisites, what each holds as a
  * ledger sum, settlements and corrections. Every write is audited; money moves in the ledger only.
  */
-export function createHoldersService(deps: { database: Database; clock: Clock }) {
+export function createHoldersService(deps: {
+  database: Database;
+  clock: Clock;
+  /**
+   * Each holder's pending RUB orders (the orders module's `holderPendingSums`, handed in by the
+   * composition root); absent: shown as 0.
+   */
+  pendingOf?: (holderIds: string[]) => Promise<Map<string, string>>;
+}) {
   const db = deps.database.db;
+  const pendingOf = async (ids: string[]) =>
+    deps.pendingOf ? deps.pendingOf(ids) : new Map<string, string>();
   const now = () => new Date(deps.clock.now());
 
   async function mustFind(ex: Executor, id: string, lock = false): Promise<HolderRow> {
@@ -72,7 +102,12 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       const name = input.name.trim();
       if (!name) throw invalidField('name', 'must not be blank');
       return db.transaction(async (tx) => {
-        const row = await insertHolder(tx, { name, contacts: input.contacts ?? {}, ...moneyColumns(input) });
+        const row = await insertHolder(tx, {
+          name,
+          contacts: input.contacts ?? {},
+          payoutsAllowed: input.payouts_allowed ?? false,
+          ...moneyColumns(input),
+        });
         await writeAudit(tx, actor, {
           action: 'holder.create',
           targetType: 'holder',
@@ -83,21 +118,19 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       });
     },
 
-    /** Every holder with what they hold in RUB, by name. */
-    async list() {
-      const rows = await listHolders(db);
-      const out = [];
-      for (const row of rows)
-        out.push({ ...holderView(row), held: (await heldBy(db, row.id, HOLDER_CURRENCY)).toFixed() });
-      return out;
-    },
+    /**
+     * Every holder with what they hold in RUB, their pending RUB orders and their latest settlement's
+     * time, by name.
+     */
+    list: () => listWithFigures(db, pendingOf),
 
-    /** One holder: the record, the RUB books, the requisites and the latest settlements. NOT_FOUND. */
+    /** One holder: the record, the RUB books, pending RUB orders, the requisites and the latest settlements. NOT_FOUND. */
     async get(id: string) {
       const row = await mustFind(db, id);
       return {
         ...holderView(row),
         books: await booksOf(db, id, HOLDER_CURRENCY),
+        pending: (await pendingOf([id])).get(id) ?? '0',
         blocked: await holderBlocked(db, id),
         requisites: (await requisitesOfHolder(db, id)).map(holderRequisiteView),
         settlements: (await listSettlements(db, id, 20)).map(settlementView),
@@ -113,6 +146,7 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
       }
       if (patch.contacts !== undefined) set.contacts = patch.contacts;
       if (patch.status !== undefined) set.status = patch.status;
+      if (patch.payouts_allowed !== undefined) set.payoutsAllowed = patch.payouts_allowed;
       return db.transaction(async (tx) => {
         const before = await mustFind(tx, id, true);
         const after = await updateHolder(tx, id, set);
@@ -160,6 +194,11 @@ export function createHoldersService(deps: { database: Database; clock: Clock })
     },
 
     ...createHolderMoney({ db, clock: deps.clock, mustFind }),
+
+    /** Gives a pending payout (checked by the payouts rail) to a holder, in its transaction: `assignPayout`. */
+    assignPayout,
+    /** The holder a payout was given to, or undefined. */
+    holderOfPayout,
   };
 }
 

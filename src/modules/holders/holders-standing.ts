@@ -3,10 +3,9 @@ import { money } from '../../lib/money.js';
 import { pauseRequisites, requisitesOfHolder, resumeRequisites } from '../requisites/index.js';
 import { heldBy } from './holders-ledger.js';
 import { findHolder } from './holders-repository.js';
-import { overLimit } from './holders-rules.js';
+import { HOLDER_CURRENCY, overLimit } from './holders-rules.js';
 
-/** The currency holders' limits and the default books are kept in. */
-export const HOLDER_CURRENCY = 'RUB';
+export { HOLDER_CURRENCY };
 
 /**
  * Whether a holder may take new orders now: not when suspended, nor when what they hold in RUB is

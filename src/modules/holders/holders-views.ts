@@ -17,6 +17,7 @@ export function holderView(row: HolderRow) {
     commission_percent: money(row.commissionPercent).toFixed(),
     exposure_limit: dec(row.exposureLimit),
     security_deposit: dec(row.securityDeposit),
+    payouts_allowed: row.payoutsAllowed,
     from_migration: row.fromMigration !== null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),

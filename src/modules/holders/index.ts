@@ -4,6 +4,7 @@
  * success hook `creditOnSuccess` is wired in the composition root.
  */
 export { holdersAdminRoutes } from './holders-admin-routes.js';
+export { holderClaimGate } from './holders-exposure.js';
 export { HOLDER_ACCOUNTS, HOLDER_KINDS, type HolderBooks } from './holders-rules.js';
 export { createHoldersService, type HoldersService, type SucceededOrder } from './holders-service.js';
 export { HOLDER_CURRENCY } from './holders-standing.js';

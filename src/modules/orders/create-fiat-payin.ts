@@ -20,7 +20,6 @@ import {
   lockRubAmounts,
   type PickInput,
   requisiteColumns,
-  takeRequisite,
 } from './requisite-claim.js';
 import { sandboxPaymentDetails } from './sandbox-details.js';
 
@@ -140,7 +139,7 @@ export function createFiatPayinFlow(deps: {
       const claimed = await claim(row, pick(payable), { tryLockRub: false, ex: tx });
       if (claimed) return claimed;
       // Every candidate held, or the next one has limits: wait for it / re-check its limits.
-      const requisite = await takeRequisite(tx, pick(payable));
+      const requisite = await claim.take(tx, pick(payable));
       if (!requisite) throw new AppError('REQUISITES_NOT_FOUND');
       return insertAssignedOrder(tx, { ...row, ...requisiteColumns(requisite) });
     });

@@ -17,14 +17,13 @@ export {
   type OrderMove,
   type SuccessHook,
 } from './order-lifecycle.js';
+export * as orderQueries from './order-queries.js';
 export { type OrderRow, orderInfo, remainingSeconds } from './order-view.js';
 export { ordersAdminRoutes } from './orders-admin-routes.js';
 export { ordersForReading } from './orders-for-reading.js';
 export { modeFilter, type OrderFilter, streamOrders } from './orders-lists.js';
-export { lockOrderByAnyId } from './orders-named.js';
-export { findOrderById, lockOrder } from './orders-repository.js';
 export { ordersRoutes } from './orders-routes.js';
 export { amountAfterFee, computeFee } from './orders-rules.js';
 export { OrderIdParams, OrderResponseSchema } from './orders-schemas.js';
 export { createOrdersService, type OrdersService } from './orders-service.js';
-export { requisiteLoads } from './requisite-claim.js';
+export { requisiteLoads } from './requisite-loads.js';

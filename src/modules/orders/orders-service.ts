@@ -25,7 +25,7 @@ import {
   orderReads,
   orderTimeline,
 } from './orders-repository.js';
-import { createClaim } from './requisite-claim.js';
+import { createClaim, type HolderGate } from './requisite-claim.js';
 
 /** The creation and confirmation of the modes other modules provide (crypto, payouts). */
 export interface ModeHandlers {
@@ -315,12 +315,18 @@ export function createOrdersService(deps: {
   takeOffer?: TakeOffer;
   /** Told of each order created (metrics). */
   onCreated?: (type: string, direction: string) => void;
+  /** Holders' limits in the claim (docs/decisions.md "Holders' limits in the claim"), from the holders module. */
+  holderGate?: HolderGate;
 }) {
   const { database, clock, lifecycle, publicBaseUrl } = deps;
   const db = database.db;
   const ctx: OrdersContext = { db, clock, lifecycle, publicBaseUrl, modes: deps.modes };
   // The one-statement claim's statements are prepared once on the service's connection.
-  const createFiatPayin = createFiatPayinFlow({ ...deps, claim: createClaim(db), takeOffer: deps.takeOffer });
+  const createFiatPayin = createFiatPayinFlow({
+    ...deps,
+    claim: createClaim(db, deps.holderGate),
+    takeOffer: deps.takeOffer,
+  });
 
   return {
     ...merchantReads(ctx),

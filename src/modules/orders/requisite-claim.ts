@@ -13,6 +13,7 @@ import {
   pickRequisiteQuery,
   recordAssignment,
 } from '../requisites/index.js';
+import { type HolderGate, pendingOfHolder } from './holder-exposure.js';
 import type { NewOrderDraft } from './new-order.js';
 import type { OrderRow } from './order-view.js';
 import {
@@ -40,22 +41,16 @@ export function utcDayStart(now: Date): Date {
 }
 
 /** Pending orders on the requisite `id`. */
-const activeOn = (id: SQL) =>
+export const activeOn = (id: SQL) =>
   sql`(SELECT count(*) FROM ${orders} WHERE ${orders.requisiteId} = ${id} AND ${orders.status} = 'pending')`;
 
 /** The requisite's turnover today: pending amounts plus amounts confirmed since the UTC day start. */
-const turnoverOn = (
+export const turnoverOn = (
   id: SQL,
   dayStart: SQL,
 ) => sql`(SELECT coalesce(sum(${orders.payableAmount}), 0) FROM ${orders}
   WHERE ${orders.requisiteId} = ${id}
     AND (${orders.status} = 'pending' OR (${orders.status} = 'success' AND ${orders.finishedAt} >= ${dayStart})))`;
-
-/** When the requisite last got an order (shown to operators). */
-const lastOrderTimeOn = (
-  id: SQL,
-) => sql`(SELECT ${orders.createdAt} FROM ${orders} WHERE ${orders.requisiteId} = ${id}
-  ORDER BY ${orders.seq} DESC LIMIT 1)`;
 
 /**
  * Room under the requisite's limits (docs/decisions.md section 7): fewer pending orders than
@@ -63,10 +58,20 @@ const lastOrderTimeOn = (
  * snapshot: a pick that takes a limited requisite checks again after locking it (withinLimits).
  * The subqueries run only for a requisite that has the limit.
  */
-function loadCondition(amount: SQL, dayStart: SQL) {
-  return (c: PickCandidate) =>
-    sql`(${c.maxActiveOrders} IS NULL OR ${activeOn(c.id)} < ${c.maxActiveOrders})
+function loadCondition(operands: PickOperands, dayStart: SQL, gate: HolderGate | undefined) {
+  const amount = operands.amount;
+  return (c: PickCandidate) => {
+    const limits = sql`(${c.maxActiveOrders} IS NULL OR ${activeOn(c.id)} < ${c.maxActiveOrders})
       AND (${c.dailyLimit} IS NULL OR ${turnoverOn(c.id, dayStart)} + ${amount}::numeric <= ${c.dailyLimit})`;
+    if (!gate) return limits;
+    const room = gate.room({
+      holderId: c.holderId,
+      amount,
+      currency: operands.currency,
+      pending: pendingOfHolder(c.holderId),
+    });
+    return sql`${limits} AND ${room}`;
+  };
 }
 
 /** The pick's operands from the values of one order. */
@@ -123,19 +128,21 @@ const NEXT_SEQ = sql.raw(`nextval(pg_get_serial_sequence('${getTableName(orders)
  * another order and `tryLockRub` (when set) got the RUB amounts lock shared at once. A limited pick
  * takes nothing (it needs the re-check).
  */
-function takenCte(sameBank: boolean): SQL {
+function takenCte(sameBank: boolean, holderGate: HolderGate | undefined): SQL {
   const { operands, dayStart } = placeholderOperands(sameBank);
   const pick = pickRequisiteQuery({
     operands,
-    load: loadCondition(operands.amount, dayStart),
+    load: loadCondition(operands, dayStart, holderGate),
     lock: 'skip-locked',
   });
   // Never waits for the lock while holding a requisite row: a shifting order holding the lock may
   // be waiting for that row (a deadlock).
   const gate = sql`(NOT ${sql.placeholder('tryLockRub')}::boolean OR pg_try_advisory_xact_lock_shared(${sql.raw(String(RUB_AMOUNTS_LOCK))}))`;
+  // A limited holder's requisite is taken under the holder's lock (takeRequisite), never here.
+  const unlimited = holderGate ? sql` AND NOT ${holderGate.limited(sql.raw('pick.holder_id'))}` : sql``;
   return assignPickedSql(
     pick,
-    sql`pick.max_active_orders IS NULL AND pick.daily_limit IS NULL AND ${gate}`,
+    sql`pick.max_active_orders IS NULL AND pick.daily_limit IS NULL${unlimited} AND ${gate}`,
     NEXT_SEQ,
   );
 }
@@ -161,8 +168,8 @@ function claimSelect(): SQL {
 }
 
 /** The claim statement (not yet prepared) on `ex`: the CTE `taken`, then the insert from it. */
-function claimStatement(ex: Executor, sameBank: boolean) {
-  const taken = ex.$with('taken', { id: sql<string>`id` }).as(takenCte(sameBank));
+function claimStatement(ex: Executor, sameBank: boolean, gate: HolderGate | undefined) {
+  const taken = ex.$with('taken', { id: sql<string>`id` }).as(takenCte(sameBank, gate));
   return ex.with(taken).insert(orders).select(claimSelect()).returning();
 }
 
@@ -183,12 +190,14 @@ function rowValues(row: NewOrderDraft): Record<string, unknown> {
  * having changed nothing (every candidate held, the least recently assigned one limited, the RUB
  * lock busy). `row` carries every column but the requisite's. Throws DuplicateOrderError.
  */
-export function createClaim(db: Db) {
+export function createClaim(db: Db, gate?: HolderGate) {
+  // A statement's name names its text on a connection: a claim with the holders' gate is another text.
+  const suffix = gate ? '_holders' : '';
   const prepared = {
-    any: claimStatement(db, false).prepare('claim_order_any_bank'),
-    bank: claimStatement(db, true).prepare('claim_order_same_bank'),
+    any: claimStatement(db, false, gate).prepare(`claim_order_any_bank${suffix}`),
+    bank: claimStatement(db, true, gate).prepare(`claim_order_same_bank${suffix}`),
   };
-  return async function claim(
+  const claim = async function claim(
     row: NewOrderDraft,
     pick: PickInput,
     options: { tryLockRub: boolean; ex?: Executor },
@@ -198,8 +207,8 @@ export function createClaim(db: Db) {
     try {
       if (options.ex) {
         // Inside a transaction: the same statement, prepared on the transaction's connection.
-        const name = sameBank ? 'claim_order_tx_same_bank' : 'claim_order_tx_any_bank';
-        return (await claimStatement(options.ex, sameBank).prepare(name).execute(values))[0];
+        const name = `${sameBank ? 'claim_order_tx_same_bank' : 'claim_order_tx_any_bank'}${suffix}`;
+        return (await claimStatement(options.ex, sameBank, gate).prepare(name).execute(values))[0];
       }
       return (await (sameBank ? prepared.bank : prepared.any).execute(values))[0];
     } catch (err) {
@@ -207,9 +216,13 @@ export function createClaim(db: Db) {
       throw err;
     }
   };
+  /** takeRequisite with this claim's holder gate, inside the caller's transaction. */
+  const take = (ex: Executor, input: PickInput) => takeRequisite(ex, input, gate);
+  return Object.assign(claim, { take });
 }
 
 export type Claim = ReturnType<typeof createClaim>;
+export type { HolderGate };
 
 /**
  * Takes a requisite inside the caller's transaction when the one-statement claim could not
@@ -217,10 +230,15 @@ export type Claim = ReturnType<typeof createClaim>;
  * when all are held, it waits for the first (that row alone). A requisite with limits is checked again after it is
  * locked, with a fresh snapshot, and passed over if it has no room left. Returns undefined when none fits.
  */
-export async function takeRequisite(ex: Executor, input: PickInput): Promise<PickedRequisite | undefined> {
+export async function takeRequisite(
+  ex: Executor,
+  input: PickInput,
+  gate?: HolderGate,
+): Promise<PickedRequisite | undefined> {
   const { operands, dayStart } = operandsOf(input);
-  const load = loadCondition(operands.amount, dayStart);
+  const load = loadCondition(operands, dayStart, gate);
   const rejected: string[] = [];
+  const lockedHolders = new Set<string>();
   const pick = async (lock: PickLock, only?: string) =>
     (await ex.execute(
       pickRequisiteQuery({
@@ -238,12 +256,23 @@ export async function takeRequisite(ex: Executor, input: PickInput): Promise<Pic
       // holds a second requisite (one per kind) that another transaction may be waiting for.
       const next = rowsOf<RawPick>(await pick('none'))[0];
       if (!next) return undefined;
+      // Never wait for a requisite of a holder whose exposure lock we hold: its holder may be
+      // waiting for that lock (a lock cycle).
+      if (next.holder_id && lockedHolders.has(next.holder_id)) {
+        rejected.push(next.id);
+        continue;
+      }
       row = rowsOf<RawPick>(await pick('wait', next.id))[0];
       // Changed while we waited (paused, disabled, at its limits): look again.
       if (!row) continue;
     }
     const picked = fromRaw(row);
-    if (picked.maxActiveOrders === null && picked.dailyLimit === null) return picked;
+    // A holder's orders queue up on the holder's lock, so that the re-check below counts the
+    // pending orders of every earlier one (docs/decisions.md "Holders' limits in the claim").
+    if (gate && picked.holderId) {
+      await gate.lock(ex, picked.holderId);
+      lockedHolders.add(picked.holderId);
+    } else if (picked.maxActiveOrders === null && picked.dailyLimit === null) return picked;
     // Locked now: a new statement sees the orders committed while we waited.
     if (rowsOf<RawPick>(await pick('wait', picked.id))[0]) return picked;
     rejected.push(picked.id);
@@ -260,6 +289,7 @@ interface RawPick {
   currency: string;
   max_active_orders: number | null;
   daily_limit: string | null;
+  holder_id: string | null;
 }
 
 function fromRaw(r: RawPick): PickedRequisite {
@@ -272,6 +302,7 @@ function fromRaw(r: RawPick): PickedRequisite {
     currency: r.currency,
     maxActiveOrders: r.max_active_orders,
     dailyLimit: r.daily_limit,
+    holderId: r.holder_id,
   };
 }
 
@@ -343,30 +374,4 @@ export async function firstFreeRubAmount(
       ORDER BY cand.k LIMIT 1`),
   );
   return rows[0] ? Number(rows[0].v) : amount;
-}
-
-/** Each requisite's load, for operators: pending orders, today's turnover, when it last got an order. */
-export async function requisiteLoads(
-  ex: Executor,
-  requisiteIds: string[],
-  now: Date,
-): Promise<Map<string, { activeOrders: number; todayTurnover: string; lastAssignedAt: Date | null }>> {
-  if (requisiteIds.length === 0) return new Map();
-  const day = sql`${utcDayStart(now).toISOString()}::timestamptz`;
-  const id = sql.raw('r.id');
-  const rows = rowsOf<{ id: string; active: string; turnover: string; last: string | Date | null }>(
-    await ex.execute(sql`SELECT r.id, ${activeOn(id)} AS active, ${turnoverOn(id, day)} AS turnover,
-        ${lastOrderTimeOn(id)} AS last
-      FROM unnest(${`{${requisiteIds.join(',')}}`}::uuid[]) AS r(id)`),
-  );
-  return new Map(
-    rows.map((r) => [
-      r.id,
-      {
-        activeOrders: Number(r.active),
-        todayTurnover: String(r.turnover),
-        lastAssignedAt: r.last === null ? null : new Date(r.last),
-      },
-    ]),
-  );
 }

@@ -11,6 +11,7 @@ export {
 } from './requisite-holders.js';
 export {
   assignPickedSql,
+  holderRequisiteIdsSql,
   type PickCandidate,
   type PickedRequisite,
   type PickLock,

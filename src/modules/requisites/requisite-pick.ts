@@ -24,6 +24,8 @@ export interface PickCandidate {
   id: SQL;
   maxActiveOrders: SQL;
   dailyLimit: SQL;
+  /** The requisite's holder (null when it has none). */
+  holderId: SQL;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface PickCandidate {
  * assigned is the pick. Waiting is for one row at a time: with `wait`, name it with `only`. The cost
  * is a few index probes, whatever the pool's size, plus one row per candidate skipped (held, outside
  * its amounts, at its limits). Answers the columns an order copies, the limits to re-check
- * and `last_order_seq`, under the table's column names.
+ * `last_order_seq` and `holder_id`, under the table's column names.
  */
 export function pickRequisiteQuery(input: {
   operands: PickOperands;
@@ -63,6 +65,7 @@ export function pickRequisiteQuery(input: {
     id: sql.raw('cand.id'),
     maxActiveOrders: sql.raw('cand.max_active_orders'),
     dailyLimit: sql.raw('cand.daily_limit'),
+    holderId: sql.raw('cand.holder_id'),
   });
   if (load) conditions.push(load);
   const lock =
@@ -72,7 +75,7 @@ export function pickRequisiteQuery(input: {
   return sql`SELECT pick.* FROM unnest(string_to_array(${o.kinds}::text, ',')) AS want(kind)
     CROSS JOIN LATERAL (
       SELECT cand.id, cand.address, cand.bank, cand.holder_name, cand.emv, cand.currency,
-        cand.max_active_orders, cand.daily_limit, cand.last_order_seq
+        cand.max_active_orders, cand.daily_limit, cand.last_order_seq, cand.holder_id
       FROM ${requisites} AS cand
       WHERE ${sql.join(conditions, sql` AND `)}
       ORDER BY cand.last_order_seq, cand.id
@@ -107,6 +110,14 @@ export async function recordAssignment(ex: Executor, id: string, seq: number): P
   );
 }
 
+/**
+ * The ids of the holder's requisites, as a subquery over `holderId` (SQL), read through
+ * `requisites_holder_idx`: for the claim's count of a holder's pending orders.
+ */
+export function holderRequisiteIdsSql(holderId: SQL): SQL {
+  return sql`SELECT hreq.id FROM ${requisites} AS hreq WHERE hreq.holder_id = ${holderId}`;
+}
+
 /** The columns pickRequisiteQuery answers. */
 export interface PickedRequisite {
   id: string;
@@ -117,4 +128,5 @@ export interface PickedRequisite {
   currency: string;
   maxActiveOrders: number | null;
   dailyLimit: string | null;
+  holderId: string | null;
 }

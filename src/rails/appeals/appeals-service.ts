@@ -5,7 +5,7 @@ import { type AdminActor, eventActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { findOrderById, lockOrder, type OrderLifecycle, type OrderRow } from '../../modules/orders/index.js';
+import { type OrderLifecycle, type OrderRow, orderQueries } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { ReceiptRow, ReceiptsService, Within } from '../receipts/index.js';
 import type { EventType } from '../webhooks/index.js';
@@ -121,7 +121,7 @@ async function resolve(
     const appeal = await lockAppeal(tx, id);
     if (!appeal) throw new AppError('NOT_FOUND');
     if (appeal.status !== 'open') throw new AppError('ORDER_STATE_CONFLICT');
-    let order = await lockOrder(tx, appeal.orderId);
+    let order = await orderQueries.lockOrder(tx, appeal.orderId);
     if (!order) throw new AppError('ORDER_NOT_FOUND');
     // An operator may have judged the receipt from the receipts queue already: that stands.
     await receipts.decide(tx, appeal.receiptId, decision, reason, actor);
@@ -200,7 +200,7 @@ function appealReads(deps: AppealsDeps) {
     },
 
     /** The order behind an appeal (its merchant, for the console). */
-    orderOf: (appeal: { order_id: string }) => findOrderById(db, appeal.order_id),
+    orderOf: (appeal: { order_id: string }) => orderQueries.findOrderById(db, appeal.order_id),
   };
 }
 

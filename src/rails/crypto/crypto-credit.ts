@@ -13,7 +13,12 @@ import { AppError } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { type CryptoMethod, cryptoMethod } from '../../modules/catalog/index.js';
 import { findMerchant } from '../../modules/merchants/index.js';
-import { lockOrder, type OrderLifecycle, type OrderRow, orderCommands } from '../../modules/orders/index.js';
+import {
+  type OrderLifecycle,
+  type OrderRow,
+  orderCommands,
+  orderQueries,
+} from '../../modules/orders/index.js';
 import type { RatesService } from '../../modules/rates/index.js';
 import {
   assertMayCreditAbove,
@@ -140,7 +145,7 @@ export async function applyTransfer(ctx: CreditContext, tx: Executor, input: Tra
       order_id: (pending ?? late)?.id ?? null,
       status: null,
     });
-  const order = await lockOrder(tx, pending.id);
+  const order = await orderQueries.lockOrder(tx, pending.id);
   if (!order) throw new AppError('ORDER_NOT_FOUND');
   const received = money(order.receivedAmount ?? 0).plus(input.amount);
   if (

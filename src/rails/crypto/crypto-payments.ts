@@ -6,7 +6,7 @@ import { type AdminActor, eventActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
-import { lockOrder, type OrderLifecycle, type OrderRow } from '../../modules/orders/index.js';
+import { type OrderLifecycle, type OrderRow, orderQueries } from '../../modules/orders/index.js';
 import type { RatesService } from '../../modules/rates/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import {
@@ -258,7 +258,7 @@ export function createCryptoPayments(deps: {
      */
     async sandboxPayment(orderId: string, amount: Decimal) {
       return db.transaction(async (tx) => {
-        const order = await lockOrder(tx, orderId);
+        const order = await orderQueries.lockOrder(tx, orderId);
         if (!order?.test || order.method !== 'crypto' || order.status !== 'pending')
           throw new AppError('ORDER_STATE_CONFLICT');
         return applyTransfer(ctx, tx, {

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
-import { lockOrderByAnyId, type OrderLifecycle } from '../../modules/orders/index.js';
+import { type OrderLifecycle, orderQueries } from '../../modules/orders/index.js';
 import { learnMask } from '../../modules/requisites/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import { type CandidateOrder, candidateOrders } from './device-order-reads.js';
@@ -113,7 +113,7 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
         const candidates = event.requisiteId
           ? [event.requisiteId]
           : ((await bindingsOf(tx, [event.deviceId])).get(event.deviceId) ?? []);
-        const order = await lockOrderByAnyId(tx, orderId.trim(), (o) =>
+        const order = await orderQueries.lockOrderByAnyId(tx, orderId.trim(), (o) =>
           candidates.includes(o.requisiteId ?? ''),
         );
         if (!order) throw new AppError('ORDER_NOT_FOUND');

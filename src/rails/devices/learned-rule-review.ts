@@ -13,7 +13,7 @@ import { isUuid } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
 import { bankFormat, learnedRuleId, parseBankMessage } from '../../modules/bank-messages/index.js';
 import type { BankRules, RuleView } from '../../modules/bank-rules/index.js';
-import { findOrderById } from '../../modules/orders/index.js';
+import { orderQueries } from '../../modules/orders/index.js';
 import { candidateOrders } from './device-order-reads.js';
 import type { DeviceReview } from './device-review-service.js';
 import { bindingsOf, type DeviceEventRow, findEvent, updateEvent } from './devices-repository.js';
@@ -105,7 +105,7 @@ export function createRuleReview(deps: {
       if (!e.text || !e.bankCode || e.channel === 'system')
         throw conflict("the message is not a bank's text");
       if (e.parse === 'parsed') throw conflict('the reader reads this text already');
-      const order = await findOrderById(db, e.orderId);
+      const order = await orderQueries.findOrderById(db, e.orderId);
       if (!order) throw new AppError('ORDER_NOT_FOUND');
       return bankRules.propose(
         {

@@ -19,3 +19,41 @@ export const PayoutQueueItemSchema = Type.Object({
   created_at: Type.String({ description: 'ISO 8601 UTC' }),
   finished_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
 });
+
+export const PayoutParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200 }) });
+
+/** `POST /admin/payouts/{id}/holder`. */
+export const HolderPayoutBody = Type.Object({
+  holder_id: Type.String({ minLength: 1, maxLength: 100, description: 'The holder who sends it' }),
+});
+
+/**
+ * `POST /admin/payouts/{id}/holder-sent` (as JSON, or the same fields in a multipart form, which the
+ * schema does not see: `holder_id` is required by the handler).
+ */
+export const HolderSentBody = Type.Object({
+  holder_id: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Required: the holder the payout was given to',
+    }),
+  ),
+  reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+});
+
+/** A payout given to a holder. */
+export const HolderPayoutSchema = Type.Object({
+  order_id: Type.String({ description: 'Our id of the PAYOUT' }),
+  holder_id: Type.String(),
+  amount: Type.String({ description: 'What the holder sends, decimal' }),
+  currency: Type.String(),
+});
+
+/** A payout the holder sent. */
+export const HolderSentSchema = Type.Object({
+  id: Type.String(),
+  status: Type.String({ description: 'success' }),
+  holder_id: Type.String(),
+  finished_at: Nullable(Type.String({ description: 'ISO 8601 UTC' })),
+});

@@ -7,15 +7,16 @@ import { newInternalId } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
 import type { BanksService } from '../../modules/banks/index.js';
 import { HOLDER_ACCOUNT_DIGITS, parsePayoutDetails } from '../../modules/catalog/index.js';
+import type { HoldersService } from '../../modules/holders/index.js';
 import { createHold, lockBalance } from '../../modules/ledger/index.js';
 import type { MerchantRow } from '../../modules/merchants/index.js';
 import {
   amountAfterFee,
   computeFee,
-  lockOrder,
   type OrderLifecycle,
   type OrderRow,
   orderCommands,
+  orderQueries,
   type PayoutCommand,
 } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
@@ -33,11 +34,13 @@ export function createPayoutsService(deps: {
   lifecycle: OrderLifecycle;
   /** Keeps and records a payout's proof of transfer (the receipts module's). */
   proofs: Pick<ReceiptsService, 'keepProof' | 'recordProof' | 'removeProof'>;
+  /** Payouts through holders (docs/decisions.md "Payouts through holders"). */
+  holders: Pick<HoldersService, 'assignPayout' | 'holderOfPayout'>;
 }) {
   const { database, clock, banks, lifecycle, proofs } = deps;
   const db = database.db;
 
-  return {
+  const service = {
     /**
      * Creates a payout from its parsed command: its bank must be an enabled one (else
      * INVALID_PAYOUT_DETAILS), then one transaction locks the merchant's RUB balance, checks that
@@ -83,11 +86,16 @@ export function createPayoutsService(deps: {
      * of transfer (optional: PDF, JPEG or PNG) recorded and the action audited in ONE transaction.
      * The file is checked and kept before it and deleted when it fails.
      */
-    async markSent(id: string, reason: string | null, actor: AdminActor, proof?: MultipartUpload) {
+    async markSent(
+      id: string,
+      reason: string | null,
+      actor: AdminActor,
+      proof?: MultipartUpload,
+    ): Promise<OrderRow> {
       const file = proof ? await proofs.keepProof(proof) : undefined;
       try {
         return await db.transaction(async (tx) => {
-          const before = await lockOrder(tx, id);
+          const before = await orderQueries.lockOrder(tx, id);
           if (!before) throw new AppError('ORDER_NOT_FOUND');
           return lifecycle.succeed(
             tx,
@@ -109,6 +117,48 @@ export function createPayoutsService(deps: {
         if (file) await proofs.removeProof(file);
         throw err;
       }
+    },
+
+    /**
+     * Gives a pending live PAYOUT to a holder to send from their card (docs/decisions.md "Payouts
+     * through holders"), or moves it to another holder before it is sent. ORDER_NOT_FOUND;
+     * ORDER_STATE_CONFLICT for an order that is not a pending live payout; NOT_FOUND for an unknown
+     * holder; HOLDER_PAYOUTS_NOT_ALLOWED. Audited. The merchant sees nothing of it.
+     */
+    async assignToHolder(id: string, holderId: string, actor: AdminActor) {
+      return db.transaction(async (tx) => {
+        const order = await orderQueries.lockOrder(tx, id);
+        if (!order) throw new AppError('ORDER_NOT_FOUND');
+        if (order.method !== 'payout' || order.status !== 'pending' || order.test)
+          throw new AppError('ORDER_STATE_CONFLICT');
+        return deps.holders.assignPayout(tx, {
+          orderId: id,
+          holderId,
+          currency: order.currency,
+          amount: money(order.payableAmount),
+          actor,
+          now: new Date(clock.now()),
+        });
+      });
+    },
+
+    /**
+     * The holder `holderId` sent the payout from their card: marked sent like `markSent` (the
+     * lifecycle's success, whose hook takes the amount off what the holder holds), with the receipt
+     * as the proof. HOLDER_PAYOUT_MISMATCH when the payout is not this holder's; nothing written.
+     */
+    async markSentByHolder(
+      id: string,
+      holderId: string,
+      reason: string | null,
+      actor: AdminActor,
+      proof?: MultipartUpload,
+    ) {
+      if ((await deps.holders.holderOfPayout(db, id)) !== holderId)
+        throw new AppError('HOLDER_PAYOUT_MISMATCH', [
+          { field: 'holder_id', problem: 'the payout is not given to this holder' },
+        ]);
+      return service.markSent(id, reason, actor, proof);
     },
 
     /** An operator takes a pending payout from the queue (shown as theirs); audited. */
@@ -186,6 +236,7 @@ export function createPayoutsService(deps: {
       }));
     },
   };
+  return service;
 }
 
 export type PayoutsService = ReturnType<typeof createPayoutsService>;

@@ -7,7 +7,7 @@ import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, type ErrorCode } from '../../lib/errors.js';
 import { isUuid } from '../../lib/ids.js';
-import { findOrderById, type OrderRow } from '../../modules/orders/index.js';
+import { type OrderRow, orderQueries } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { OutboundGuard } from '../../platform/outbound/index.js';
 import { judgeReceiptContent, MAX_RECEIPT_BYTES } from './receipt-content.js';
@@ -202,7 +202,7 @@ async function decide(
     after: { receipt_id: id, status: decision, reason },
   });
   const view = receiptView(after);
-  const order = deps.onDecided ? await findOrderById(tx, before.orderId) : undefined;
+  const order = deps.onDecided ? await orderQueries.findOrderById(tx, before.orderId) : undefined;
   if (order && deps.onDecided) await deps.onDecided(tx, order, view);
   return view;
 }

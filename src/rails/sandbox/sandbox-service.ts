@@ -5,11 +5,10 @@ import { AppError, invalidField } from '../../lib/errors.js';
 import { money } from '../../lib/money.js';
 import type { MerchantRow } from '../../modules/merchants/index.js';
 import {
-  findOrderById,
-  lockOrder,
   type OrderLifecycle,
   type OrderRow,
   type OrdersService,
+  orderQueries,
 } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { CryptoService } from '../crypto/index.js';
@@ -81,7 +80,7 @@ async function move(deps: SandboxDeps, order: OrderRow, outcome: SandboxOutcome,
   if (!step) throw new AppError('ORDER_STATE_CONFLICT');
   const { to, reason } = step;
   await deps.database.db.transaction(async (tx) => {
-    const locked = await lockOrder(tx, order.id);
+    const locked = await orderQueries.lockOrder(tx, order.id);
     if (locked?.status !== 'pending') throw new AppError('ORDER_STATE_CONFLICT');
     const ctx = {
       actor: reason === 'expired' ? 'system' : 'sandbox',
@@ -207,7 +206,7 @@ export function createSandboxService(deps: SandboxDeps) {
       actor: AdminActor,
       options: { merchantId?: string; amount?: string } = {},
     ): Promise<void> {
-      const order = await findOrderById(db, orderId);
+      const order = await orderQueries.findOrderById(db, orderId);
       if (!order?.test || (options.merchantId !== undefined && order.merchantId !== options.merchantId))
         throw new AppError('ORDER_NOT_FOUND');
       await apply(deps, order, outcome, options.amount, actor);

@@ -24,6 +24,7 @@ import { appealPages } from './backoffice-appeal-pages.js';
 import { chainPages } from './backoffice-chain-pages.js';
 import { dashboardPages, failingWebhookPages } from './backoffice-dashboard-pages.js';
 import { devicePages } from './backoffice-device-pages.js';
+import { holderPages } from './backoffice-holder-pages.js';
 import { operatorPages } from './backoffice-operator-pages.js';
 import { orderListPages } from './backoffice-order-list.js';
 import { receiptPages } from './backoffice-receipt-pages.js';
@@ -306,6 +307,7 @@ export function backofficeRoutes(
       operatorPages(pages, services);
       devicePages(pages, services);
       rulePages(pages, services);
+      holderPages(pages, services);
       appealPages(pages, services);
       chainPages(pages, services);
     });

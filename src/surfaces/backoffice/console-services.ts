@@ -1,3 +1,4 @@
+import type { HoldersService } from '../../modules/holders/index.js';
 import type { LedgerService } from '../../modules/ledger/index.js';
 import type { MerchantsService } from '../../modules/merchants/index.js';
 import type { OperatorsService } from '../../modules/operators/index.js';
@@ -22,6 +23,7 @@ export interface ConsoleServices {
   deviceAdmin: DeviceAdmin;
   deviceIngest: DeviceIngest;
   deviceReview: DeviceReview;
+  holders: HoldersService;
   ledger: LedgerService;
   merchants: MerchantsService;
   operators: OperatorsService;

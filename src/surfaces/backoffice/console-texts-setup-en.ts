@@ -29,6 +29,8 @@ export const CONSOLE_SETUP_EN = {
   flash_webhookQueued: 'Webhook queued again.',
   flash_payoutTaken: 'Payout taken.',
   flash_payoutSent: 'Payout marked sent.',
+  flash_holderSettled: 'Settlement of {amount} recorded.',
+  flash_holderCorrected: 'Correction of {amount} recorded.',
   flash_payoutFailed: 'Payout marked failed.',
   flash_passwordChanged: 'Password changed; your other sessions were ended.',
   flash_timeZoneSaved: 'Times are shown in {zone}.',

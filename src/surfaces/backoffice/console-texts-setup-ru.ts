@@ -26,6 +26,8 @@ export const CONSOLE_SETUP_RU = {
   flash_webhookQueued: 'Вебхук снова в очереди.',
   flash_payoutTaken: 'Выплата взята.',
   flash_payoutSent: 'Выплата отмечена отправленной.',
+  flash_holderSettled: 'Сдача {amount} записана.',
+  flash_holderCorrected: 'Корректировка {amount} записана.',
   flash_payoutFailed: 'Выплата отмечена неуспешной.',
   flash_passwordChanged: 'Пароль изменён; остальные ваши сессии завершены.',
   flash_timeZoneSaved: 'Время показывается в поясе {zone}.',

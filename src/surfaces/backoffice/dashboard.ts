@@ -1,4 +1,5 @@
 import type { Clock } from '../../lib/clock.js';
+import { money } from '../../lib/money.js';
 import type { ConsoleServices } from './console-services.js';
 
 /** How many rows a queue figure reads at most: beyond it the dashboard says "500+". */
@@ -118,9 +119,57 @@ export function createDashboard(services: ConsoleServices, clock: Clock) {
         chains_alerting: Object.entries(chainHealth.alert)
           .filter(([, on]) => on === 1)
           .map(([chain]) => chain),
+        holders_at_limit: holdersAtLimit(await services.holders.list()),
       };
     },
   };
 }
 
 export type Dashboard = ReturnType<typeof createDashboard>;
+
+/** Share of the limit at which a holder shows on the dashboard (docs/decisions.md "Holders' limits in the claim"). */
+const NEAR_LIMIT = 0.8;
+
+/**
+ * Holders near (at least 80 %) or over their limit: held plus pending against limit plus deposit,
+ * fullest first. A holder without a limit never shows. `percent` is rounded down to a whole number.
+ */
+export function holdersAtLimit(
+  list: Array<{
+    id: string;
+    name: string;
+    held: string;
+    pending: string;
+    exposure_limit: string | null;
+    security_deposit: string | null;
+  }>,
+) {
+  const out: Array<{
+    id: string;
+    name: string;
+    exposure: string;
+    cap: string;
+    percent: number;
+    over: boolean;
+  }> = [];
+  for (const h of list) {
+    if (h.exposure_limit === null) continue;
+    const exposure = money(h.held).plus(h.pending);
+    const cap = money(h.exposure_limit).plus(h.security_deposit ?? 0);
+    const share = cap.isZero()
+      ? exposure.gt(0)
+        ? Number.POSITIVE_INFINITY
+        : 0
+      : exposure.div(cap).toNumber();
+    if (share < NEAR_LIMIT) continue;
+    out.push({
+      id: h.id,
+      name: h.name,
+      exposure: exposure.toFixed(),
+      cap: cap.toFixed(),
+      percent: Number.isFinite(share) ? Math.floor(share * 100) : 100,
+      over: exposure.gt(cap),
+    });
+  }
+  return out.sort((a, b) => b.percent - a.percent);
+}

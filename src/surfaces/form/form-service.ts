@@ -8,7 +8,7 @@ import { money } from '../../lib/money.js';
 import { cryptoMethod, FORM_TYPES, requisiteNeedFor } from '../../modules/catalog/index.js';
 import { findMerchant } from '../../modules/merchants/index.js';
 import type { OrderRow } from '../../modules/orders/index.js';
-import { findOrderById, remainingSeconds } from '../../modules/orders/index.js';
+import { orderQueries, remainingSeconds } from '../../modules/orders/index.js';
 import type { AppealsService } from '../../rails/appeals/index.js';
 import type { ReceiptsService } from '../../rails/receipts/index.js';
 import { outcomesFor, type SandboxOutcome, type SandboxService } from '../../rails/sandbox/index.js';
@@ -44,7 +44,7 @@ export interface FormServiceDeps {
 /** The PAYIN order behind a form id; anything else (unknown, malformed, a payout) is NOT_FOUND. */
 async function formOrder(deps: FormServiceDeps, id: string): Promise<OrderRow> {
   if (!isInternalId(id)) throw new AppError('NOT_FOUND');
-  const order = await findOrderById(deps.database.db, id);
+  const order = await orderQueries.findOrderById(deps.database.db, id);
   if (order?.direction !== 'PAYIN') throw new AppError('NOT_FOUND');
   return order;
 }

@@ -14,8 +14,10 @@ import { addRequisite } from '../helpers/merchant-client.js';
 // requisites as they were before it (holder_id null), in a transaction rolled back afterwards so that
 // no other test file's requisite keeps the migration's holder. Synthetic names.
 const migration = readFileSync(new URL('../../drizzle/0025_holders.sql', import.meta.url), 'utf8');
+// The devices table was renamed later (drizzle/0026_holder_devices.sql): the statements run on today's name.
 const backfill = migration
   .slice(migration.indexOf('-- Backfill'))
+  .replaceAll('"trader_devices"', '"holder_devices"')
   .split('--> statement-breakpoint')
   .map((s) => s.trim())
   .filter((s) => s.length > 0);

@@ -46,26 +46,17 @@ const PACKAGE = JSON.parse(readFileSync(new URL('../package.json', import.meta.u
 const isPayout = (body: unknown): boolean =>
   (body as { direction?: unknown } | undefined)?.direction === 'PAYOUT';
 
-/**
- * Every surface of the service on one Fastify app (docs/architecture.md "Surfaces"): the signed
- * merchant API with the contract's rate limits, the chain watcher's and the devices' endpoints, the
- * payment form, the operators' console, and the admin API behind its bearer token and roles.
- */
-export async function registerRoutes(app: App, services: Services, config: Config): Promise<void> {
+/** How receipt uploads are read and thrown away (the form, the console and the admin API share it). */
+type Uploads = {
+  read: Services['receipts']['readMultipart'];
+  discard: Services['receipts']['discardUpload'];
+};
+
+/** The merchant API (docs/api.md), signed, with the contract's rate limits. */
+function merchantApiRoutes(app: App, services: Services, config: Config) {
   const merchantAuth = createMerchantAuth(services.merchants);
   const limits = services.rateLimits;
   const read = (endpoint: string) => limits.hook(endpoint, () => RATE_RULES.read);
-  const uploads = { read: services.receipts.readMultipart, discard: services.receipts.discardUpload };
-
-  homeRoutes(app, { name: PACKAGE.name, version: PACKAGE.version });
-  healthRoutes(app, {
-    ping: () => services.database.ping(),
-    databaseKind: services.database.kind,
-    metrics: services.metrics,
-    metricsToken: config.metricsToken,
-  });
-
-  // --- the merchant API (docs/api.md), signed ---------------------------------------------
   ordersRoutes(app, {
     orders: services.orders,
     parse: { maxAmountDeviation: config.maxAmountDeviation, outboundAllowlist: config.outboundAllowlist },
@@ -108,13 +99,18 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     rateLimit: read('appeal-open'),
     readLimit: read('appeals'),
   });
+}
 
-  // --- machines that report payments ------------------------------------------------------------
+/** Machines that report payments: holders' apps, the devices' endpoints, the chain watcher. */
+function machineRoutes(app: App, services: Services, config: Config) {
   holderRoutes(app, { devices: services.devices, pool: services.pool });
   deviceEndpoints(app, { ingest: services.deviceIngest });
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
+}
 
-  // --- pages --------------------------------------------------------------------------------------
+/** Pages: the payment form, the pairing link, the operators' console, the merchant portal. */
+function pageRoutes(app: App, services: Services, config: Config, uploads: Uploads) {
+  const limits = services.rateLimits;
   formRoutes(app, {
     form: services.form,
     uploads,
@@ -152,9 +148,11 @@ export async function registerRoutes(app: App, services: Services, config: Confi
     portal: services.portal,
     loginThrottle: createRateLimits({ enabled: true }).failures('portal-login', RATE_RULES.login),
   });
+}
 
-  // --- the admin API, bearer token with the operator's role --------------------------------------
-  await app.register(async (admin: App) => {
+/** The admin API, bearer token with the operator's role. */
+function adminApiRoutes(app: App, services: Services, config: Config, uploads: Uploads) {
+  return app.register(async (admin: App) => {
     await admin.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
     admin.addHook(
       'preValidation',
@@ -189,4 +187,28 @@ export async function registerRoutes(app: App, services: Services, config: Confi
       ingest: services.deviceIngest,
     });
   });
+}
+
+/**
+ * Every surface of the service on one Fastify app (docs/architecture.md "Surfaces"): the signed
+ * merchant API with the contract's rate limits, the chain watcher's and the devices' endpoints, the
+ * payment form, the operators' console, and the admin API behind its bearer token and roles.
+ */
+export async function registerRoutes(app: App, services: Services, config: Config): Promise<void> {
+  const uploads: Uploads = {
+    read: services.receipts.readMultipart,
+    discard: services.receipts.discardUpload,
+  };
+
+  homeRoutes(app, { name: PACKAGE.name, version: PACKAGE.version });
+  healthRoutes(app, {
+    ping: () => services.database.ping(),
+    databaseKind: services.database.kind,
+    metrics: services.metrics,
+    metricsToken: config.metricsToken,
+  });
+  merchantApiRoutes(app, services, config);
+  machineRoutes(app, services, config);
+  pageRoutes(app, services, config, uploads);
+  await adminApiRoutes(app, services, config, uploads);
 }

@@ -28,57 +28,54 @@ function recoveryCode(): string {
 
 const normaliseRecovery = (code: string) => code.trim().toLowerCase().replace(/\s+/g, '');
 
-/**
- * Operators' second factor (docs/decisions.md section 32): TOTP (otpauth, secret sealed with SECRET_KEY, each code
- * good once) and recovery codes (shown once, kept as SHA-256, each good once).
- */
-export function createOperatorMfa(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
-  const db = deps.database.db;
-  // The TOTP rules both surfaces share (docs/architecture.md "Session stack"); the rows stay ours.
-  const twoFactor = createTwoFactor(deps);
+/** What the second-factor steps share: the database and the TOTP rules both surfaces use. */
+interface MfaContext {
+  db: Database['db'];
+  twoFactor: ReturnType<typeof createTwoFactor>;
+}
 
-  /** New recovery codes for `operatorId` (replacing any left), returned once in clear. */
-  async function issueRecovery(tx: Executor, operatorId: string): Promise<string[]> {
-    const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
+/** New recovery codes for `operatorId` (replacing any left), returned once in clear. */
+async function issueRecovery(tx: Executor, operatorId: string): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODES }, recoveryCode);
+  await tx
+    .update(operators)
+    .set({ recoveryCodes: codes.map((c) => sha256Hex(normaliseRecovery(c))) })
+    .where(eq(operators.id, operatorId));
+  return codes;
+}
+
+/**
+ * Checks a sign-in's second factor inside the login transaction: a TOTP code of a step after the
+ * last accepted one (then recorded), or an unused recovery code (then spent). Returns how, or null.
+ */
+async function verifySecondFactor(
+  ctx: MfaContext,
+  tx: Executor,
+  operator: OperatorRow,
+  code: string,
+): Promise<'totp' | 'recovery' | null> {
+  if (!operator.totpSealed) return null;
+  const locked = (await tx.select().from(operators).where(eq(operators.id, operator.id)).for('update'))[0];
+  if (!locked?.totpSealed) return null;
+  const step = ctx.twoFactor.freshStep(locked.totpSealed, code, locked.totpLastStep);
+  if (step !== null) {
+    await tx.update(operators).set({ totpLastStep: step }).where(eq(operators.id, operator.id));
+    return 'totp';
+  }
+  const digest = sha256Hex(normaliseRecovery(code));
+  if (code.trim().length >= 10 && locked.recoveryCodes.includes(digest)) {
     await tx
       .update(operators)
-      .set({ recoveryCodes: codes.map((c) => sha256Hex(normaliseRecovery(c))) })
-      .where(eq(operators.id, operatorId));
-    return codes;
+      .set({ recoveryCodes: locked.recoveryCodes.filter((d) => d !== digest) })
+      .where(eq(operators.id, operator.id));
+    return 'recovery';
   }
+  return null;
+}
 
-  /**
-   * Checks a sign-in's second factor inside the login transaction: a TOTP code of a step after the
-   * last accepted one (then recorded), or an unused recovery code (then spent). Returns how, or null.
-   */
-  async function verifySecondFactor(
-    tx: Executor,
-    operator: OperatorRow,
-    code: string,
-  ): Promise<'totp' | 'recovery' | null> {
-    if (!operator.totpSealed) return null;
-    const locked = (await tx.select().from(operators).where(eq(operators.id, operator.id)).for('update'))[0];
-    if (!locked?.totpSealed) return null;
-    const step = twoFactor.freshStep(locked.totpSealed, code, locked.totpLastStep);
-    if (step !== null) {
-      await tx.update(operators).set({ totpLastStep: step }).where(eq(operators.id, operator.id));
-      return 'totp';
-    }
-    const digest = sha256Hex(normaliseRecovery(code));
-    if (code.trim().length >= 10 && locked.recoveryCodes.includes(digest)) {
-      await tx
-        .update(operators)
-        .set({ recoveryCodes: locked.recoveryCodes.filter((d) => d !== digest) })
-        .where(eq(operators.id, operator.id));
-      return 'recovery';
-    }
-    return null;
-  }
-
+/** Enrolment: the pending secret the server makes, then its confirmation with a current code. */
+function enrolmentSteps({ db, twoFactor }: MfaContext) {
   return {
-    /** Whether `operator` must enrol before working (a money-moving role without TOTP). */
-    mfaOwed: (operator: OperatorRow) => MFA_ROLES.includes(operator.role) && operator.totpSealed === null,
-
     /**
      * The enrolment page's secret and QR: made by the server and kept sealed as the operator's pending
      * secret, so a reload or a wrong code shows the same one (the one already scanned stays good).
@@ -129,13 +126,17 @@ export function createOperatorMfa(deps: { database: Database; clock: Clock; secr
         return codes;
       });
     },
+  };
+}
 
-    verifySecondFactor,
-
+/** After enrolment: fresh recovery codes by the operator, a reset by an admin. */
+function recoverySteps(ctx: MfaContext) {
+  const { db } = ctx;
+  return {
     /** New recovery codes (the old ones stop), after a current TOTP code; returned once. */
     async regenerateRecovery(operator: OperatorRow, code: string, actor: AdminActor): Promise<string[]> {
       return db.transaction(async (tx) => {
-        const how = await verifySecondFactor(tx, operator, code);
+        const how = await verifySecondFactor(ctx, tx, operator, code);
         if (how !== 'totp') throw invalidField('code', 'a current code from the authenticator app is needed');
         const codes = await issueRecovery(tx, operator.id);
         await writeAudit(tx, actor, {
@@ -167,5 +168,23 @@ export function createOperatorMfa(deps: { database: Database; clock: Clock; secr
         });
       });
     },
+  };
+}
+
+/**
+ * Operators' second factor (docs/decisions.md section 32): TOTP (otpauth, secret sealed with SECRET_KEY, each code
+ * good once) and recovery codes (shown once, kept as SHA-256, each good once).
+ */
+export function createOperatorMfa(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
+  // The TOTP rules both surfaces share (docs/architecture.md "Session stack"); the rows stay ours.
+  const ctx: MfaContext = { db: deps.database.db, twoFactor: createTwoFactor(deps) };
+  return {
+    /** Whether `operator` must enrol before working (a money-moving role without TOTP). */
+    mfaOwed: (operator: OperatorRow) => MFA_ROLES.includes(operator.role) && operator.totpSealed === null,
+    ...enrolmentSteps(ctx),
+    /** See the module-level `verifySecondFactor`: TOTP or a recovery code, inside the login transaction. */
+    verifySecondFactor: (tx: Executor, operator: OperatorRow, code: string) =>
+      verifySecondFactor(ctx, tx, operator, code),
+    ...recoverySteps(ctx),
   };
 }

@@ -32,20 +32,15 @@ export interface SessionView {
   scope: 'full' | 'enrol';
 }
 
-/**
- * Console sign-in and sessions (docs/decisions.md section 32): password (argon2id, one verification whether or not
- * the name exists), then the second factor when the operator has one, the operator's IP allowlist,
- * a session of scope `enrol` for a money-moving role still owing its enrolment; sessions listed and
- * revoked one by one.
- */
-export function createOperatorSessions(deps: {
-  database: Database;
+/** What sign-in and session steps share. */
+interface SessionsContext {
+  db: Database['db'];
   clock: Clock;
   mfa: ReturnType<typeof createOperatorMfa>;
-}) {
-  const { database, clock, mfa } = deps;
-  const db = database.db;
+}
 
+/** Sign-in: the checks in order, the session it opens, and the audited refusal. */
+function signInSteps({ db, clock, mfa }: SessionsContext) {
   async function refuse(username: string, ip: string, reason: LoginRefusal) {
     const tried = username.slice(0, 100);
     // Every failure is on the trail, with the name tried and where from (docs/decisions.md section 20).
@@ -110,7 +105,12 @@ export function createOperatorSessions(deps: {
       if (outcome === null) return refuse(username, ip, 'wrong_code');
       return { ok: true as const, token, csrf, scope, operator: op };
     },
+  };
+}
 
+/** Live sessions: looked up by token, listed, ended by the operator or an admin. */
+function sessionSteps({ db, clock }: SessionsContext) {
+  return {
     /** The operator, CSRF token, session id and scope of a live session from an allowed IP, or undefined. */
     async session(token: string, ip: string) {
       const rows = await db
@@ -181,4 +181,19 @@ export function createOperatorSessions(deps: {
       });
     },
   };
+}
+
+/**
+ * Console sign-in and sessions (docs/decisions.md section 32): password (argon2id, one verification whether or not
+ * the name exists), then the second factor when the operator has one, the operator's IP allowlist,
+ * a session of scope `enrol` for a money-moving role still owing its enrolment; sessions listed and
+ * revoked one by one.
+ */
+export function createOperatorSessions(deps: {
+  database: Database;
+  clock: Clock;
+  mfa: ReturnType<typeof createOperatorMfa>;
+}) {
+  const ctx: SessionsContext = { db: deps.database.db, clock: deps.clock, mfa: deps.mfa };
+  return { ...signInSteps(ctx), ...sessionSteps(ctx) };
 }

@@ -17,15 +17,15 @@ export interface TokenView {
   revoked_at: string | null;
 }
 
-/**
- * Operators' API tokens for automation (docs/decisions.md section 32): shown once, kept as SHA-256, used with the
- * operator's role from the operator's allowed addresses, revoked all at once or one by one.
- */
-export function createOperatorTokens(deps: { database: Database; clock: Clock }) {
-  const { database, clock } = deps;
-  const db = database.db;
-  const tokenCache = new Map<string, { operator: OperatorRow | undefined; until: number }>();
+/** What the token steps share: the database, the clock and this process's lookup cache. */
+interface TokensContext {
+  db: Database['db'];
+  clock: Clock;
+  tokenCache: Map<string, { operator: OperatorRow | undefined; until: number }>;
+}
 
+/** Issuing, listing and revoking an operator's tokens (the admin's side). */
+function tokenLifecycle({ db, clock, tokenCache }: TokensContext) {
   async function operatorNamed(username: string) {
     const op = (await db.select().from(operators).where(eq(operators.username, username)))[0];
     if (!op) throw new AppError('NOT_FOUND');
@@ -103,7 +103,12 @@ export function createOperatorTokens(deps: { database: Database; clock: Clock })
       });
       tokenCache.clear();
     },
+  };
+}
 
+/** Looking a token up on each request, cached for a second. */
+function tokenLookup({ db, clock, tokenCache }: TokensContext) {
+  return {
     /** The enabled operator owning an active API token, used from an allowed `ip`; cached for 1 s. */
     async byApiToken(token: string, ip: string): Promise<OperatorRow | undefined> {
       const digest = sha256Hex(token);
@@ -135,4 +140,13 @@ export function createOperatorTokens(deps: { database: Database; clock: Clock })
       tokenCache.clear();
     },
   };
+}
+
+/**
+ * Operators' API tokens for automation (docs/decisions.md section 32): shown once, kept as SHA-256, used with the
+ * operator's role from the operator's allowed addresses, revoked all at once or one by one.
+ */
+export function createOperatorTokens(deps: { database: Database; clock: Clock }) {
+  const ctx: TokensContext = { db: deps.database.db, clock: deps.clock, tokenCache: new Map() };
+  return { ...tokenLifecycle(ctx), ...tokenLookup(ctx) };
 }

@@ -16,9 +16,16 @@ import type { OperatorsService } from './operators-service.js';
 
 const Username = Type.Object({ username: Type.String({ maxLength: 40 }) });
 
-/** Admin API for operators (docs/decisions.md section 20). */
-export function operatorsAdminRoutes(app: App, deps: { operators: OperatorsService }) {
-  const { operators } = deps;
+const Item = Type.Object({ username: Type.String({ maxLength: 40 }), id: Type.String({ maxLength: 40 }) });
+const done = (username: string, what: string) => ({
+  success: true as const,
+  data: { username, done: what },
+});
+
+type Deps = { operators: OperatorsService };
+
+/** Operators themselves: created, listed, changed (role, enabled, password, IP allowlist). */
+function accountRoutes(app: App, { operators }: Deps) {
   app.post(
     '/admin/operators',
     {
@@ -71,6 +78,10 @@ export function operatorsAdminRoutes(app: App, deps: { operators: OperatorsServi
       data: await operators.update(request.params.username, request.body, actorOf(request)),
     }),
   );
+}
+
+/** API tokens: issued (shown once), listed, revoked all at once or one by one. */
+function tokenRoutes(app: App, { operators }: Deps) {
   app.post(
     '/admin/operators/:username/tokens',
     {
@@ -102,11 +113,6 @@ export function operatorsAdminRoutes(app: App, deps: { operators: OperatorsServi
     },
   );
 
-  const Item = Type.Object({ username: Type.String({ maxLength: 40 }), id: Type.String({ maxLength: 40 }) });
-  const done = (username: string, what: string) => ({
-    success: true as const,
-    data: { username, done: what },
-  });
   app.get(
     '/admin/operators/:username/tokens',
     {
@@ -134,6 +140,10 @@ export function operatorsAdminRoutes(app: App, deps: { operators: OperatorsServi
       return done(request.params.username, 'token_revoked');
     },
   );
+}
+
+/** Console sessions listed and ended; the second factor reset after a lost phone. */
+function sessionRoutes(app: App, { operators }: Deps) {
   app.get(
     '/admin/operators/:username/sessions',
     {
@@ -181,4 +191,11 @@ export function operatorsAdminRoutes(app: App, deps: { operators: OperatorsServi
       return done(request.params.username, 'two_factor_reset');
     },
   );
+}
+
+/** Admin API for operators (docs/decisions.md section 20). */
+export function operatorsAdminRoutes(app: App, deps: Deps) {
+  accountRoutes(app, deps);
+  tokenRoutes(app, deps);
+  sessionRoutes(app, deps);
 }

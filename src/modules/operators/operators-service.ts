@@ -28,34 +28,21 @@ export function operatorView(o: OperatorRow) {
   };
 }
 
-/**
- * Operator accounts (docs/decisions.md sections 20 and 32), with their sessions (`operator-sessions.ts`), API tokens
- * (`operator-tokens.ts`) and second factor (`operator-mfa.ts`). Passwords are argon2id hashes;
- * session and API tokens are random and kept only as SHA-256 digests.
- */
-export function createOperatorsService(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
-  const { database, clock } = deps;
-  const db = database.db;
-  const mfa = createOperatorMfa(deps);
-  const sessions = createOperatorSessions({ database, clock, mfa });
-  const tokens = createOperatorTokens({ database, clock });
+function checkRole(role: string): Role {
+  if (!(ROLES as readonly string[]).includes(role)) throw invalidField('role', `one of ${ROLES.join(', ')}`);
+  return role as Role;
+}
 
-  function checkRole(role: string): Role {
-    if (!(ROLES as readonly string[]).includes(role))
-      throw invalidField('role', `one of ${ROLES.join(', ')}`);
-    return role as Role;
-  }
+function checkPassword(password: string): void {
+  if (password.length < 10 || password.length > 200)
+    throw invalidField('password', 'must be 10 to 200 characters');
+}
 
-  function checkPassword(password: string): void {
-    if (password.length < 10 || password.length > 200)
-      throw invalidField('password', 'must be 10 to 200 characters');
-  }
+type Db = Database['db'];
 
+/** Accounts created and listed. */
+function accountSteps(db: Db) {
   return {
-    ...mfa,
-    ...sessions,
-    ...tokens,
-
     /** Creates an operator; without a password one is generated and returned once. Audited. */
     async create(
       input: { username: string; role: string; password?: string | undefined },
@@ -89,6 +76,18 @@ export function createOperatorsService(deps: { database: Database; clock: Clock;
       return (await db.select().from(operators).orderBy(operators.username)).map(operatorView);
     },
 
+    /** Operators by most recent login, for the console. */
+    async recent() {
+      return (await db.select().from(operators).orderBy(desc(operators.lastLoginAt)).limit(100)).map(
+        operatorView,
+      );
+    },
+  };
+}
+
+/** Accounts changed by an admin or by the operator; a change drops this process's token cache. */
+function changeSteps(db: Db, tokens: ReturnType<typeof createOperatorTokens>) {
+  return {
     /**
      * Changes role, enabled, password or IP allowlist; disabling or a new password ends the
      * operator's sessions. Audited.
@@ -159,13 +158,25 @@ export function createOperatorsService(deps: { database: Database; clock: Clock;
         });
       });
     },
+  };
+}
 
-    /** Operators by most recent login, for the console. */
-    async recent() {
-      return (await db.select().from(operators).orderBy(desc(operators.lastLoginAt)).limit(100)).map(
-        operatorView,
-      );
-    },
+/**
+ * Operator accounts (docs/decisions.md sections 20 and 32), with their sessions (`operator-sessions.ts`), API tokens
+ * (`operator-tokens.ts`) and second factor (`operator-mfa.ts`). Passwords are argon2id hashes;
+ * session and API tokens are random and kept only as SHA-256 digests.
+ */
+export function createOperatorsService(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
+  const { database, clock } = deps;
+  const mfa = createOperatorMfa(deps);
+  const sessions = createOperatorSessions({ database, clock, mfa });
+  const tokens = createOperatorTokens({ database, clock });
+  return {
+    ...mfa,
+    ...sessions,
+    ...tokens,
+    ...accountSteps(database.db),
+    ...changeSteps(database.db, tokens),
   };
 }
 

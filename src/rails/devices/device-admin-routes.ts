@@ -20,14 +20,10 @@ const EVENT_STATUSES = [
 ] as const;
 const ok = <T>(data: T) => ({ success: true as const, data });
 
-/**
- * Admin: requisite holders' devices (docs/decisions.md section 24): pairing, bindings, rotation, revocation, the list
- * with liveness, and the review queue of their messages.
- */
-export function deviceAdminRoutes(
-  app: App,
-  deps: { admin: DeviceAdmin; review: DeviceReview; ingest: DeviceIngest },
-) {
+type Deps = { admin: DeviceAdmin; review: DeviceReview; ingest: DeviceIngest };
+
+/** Pairing a phone and the list of devices. */
+function pairingRoutes(app: App, deps: Deps) {
   app.post(
     '/admin/devices',
     {
@@ -54,6 +50,10 @@ export function deviceAdminRoutes(
     },
     async () => ok(await deps.admin.list()),
   );
+}
+
+/** A paired device's life: its requisites, new secrets, revocation. */
+function lifecycleRoutes(app: App, deps: Deps) {
   app.put(
     '/admin/devices/:id/requisites',
     {
@@ -108,6 +108,10 @@ export function deviceAdminRoutes(
     },
     async (request) => ok(await deps.admin.revoke(request.params.id, actorOf(request))),
   );
+}
+
+/** The review queue of devices' messages, and naming a message's sender as a bank's. */
+function reviewRoutes(app: App, deps: Deps) {
   app.get(
     '/admin/device-events',
     {
@@ -184,4 +188,14 @@ export function deviceAdminRoutes(
     async (request) =>
       ok(await deps.ingest.senderIs(request.body.event_id, request.params.code, actorOf(request))),
   );
+}
+
+/**
+ * Admin: requisite holders' devices (docs/decisions.md section 24): pairing, bindings, rotation, revocation, the list
+ * with liveness, and the review queue of their messages.
+ */
+export function deviceAdminRoutes(app: App, deps: Deps) {
+  pairingRoutes(app, deps);
+  lifecycleRoutes(app, deps);
+  reviewRoutes(app, deps);
 }

@@ -32,65 +32,65 @@ import {
 /** The longest grace period of a rotation: the old secrets keep working this long at most, in seconds. */
 export const MAX_ROTATION_GRACE_SECONDS = 7 * 24 * 3600;
 
-/**
- * Operators' management of requisite holders' phones (docs/decisions.md section 24): pairing (the secrets
- * shown once, and a one-time link valid 15 minutes, claimed on its page: device-pairing.ts), bindings (one device per requisite),
- * rotation with a grace period, revocation, and the list with state, health and warnings.
- */
-export function createDeviceAdmin(deps: {
+/** What device management is made of; `publicBaseUrl` goes into every app's setup and the pairing link. */
+export interface DeviceAdminDeps {
   database: Database;
   clock: Clock;
   secretBox: SecretBox;
   publicBaseUrl: string;
-}) {
-  const { database, clock, secretBox, publicBaseUrl } = deps;
+}
+
+/** Checks the requisites exist and no other device holds them; throws VALIDATION_ERROR or REQUISITE_ALREADY_BOUND. */
+async function checkBindable(ex: Executor, deviceId: string | undefined, ids: string[]) {
+  if (ids.some((id) => !isUuid(id))) throw invalidField('requisite_ids', 'unknown requisite');
+  if ((await countRequisites(ex, ids)) !== ids.length)
+    throw invalidField('requisite_ids', 'unknown requisite');
+  const taken = (await devicesOfRequisites(ex, ids)).filter((b) => b.deviceId !== deviceId);
+  if (taken.length > 0) {
+    throw new AppError('REQUISITE_ALREADY_BOUND', [
+      {
+        field: 'requisite_ids',
+        problem: `bound to device ${taken[0]?.deviceId}: unbind or revoke it first`,
+      },
+    ]);
+  }
+}
+
+/** The sealed columns, the pairing link and the answer shown once. */
+function issue(deps: DeviceAdminDeps, deviceId: string, secrets: DeviceSecrets, now: Date) {
+  const { secretBox, publicBaseUrl } = deps;
+  const setup = deviceSetup(publicBaseUrl, deviceId, secrets);
+  const pairing = newPairingCode();
+  const expiresAt = new Date(now.getTime() + PAIRING_TTL_SECONDS * 1000);
+  return {
+    columns: {
+      tokenDigest: sha256Hex(secrets.token),
+      signingKeySealed: secretBox.seal(secrets.signingKey),
+      nativeSecretSealed: secretBox.seal(secrets.nativeSecret),
+      pairingDigest: pairing.digest,
+      pairingSealed: sealWithCode(pairing.code, JSON.stringify(setup)),
+      pairingExpiresAt: expiresAt,
+      pairingClaimedAt: null,
+    },
+    answer: {
+      ...setup,
+      pairing: {
+        url: `${publicBaseUrl.replace(/\/+$/, '')}/devices/pair/${pairing.code}`,
+        expires_at: expiresAt.toISOString(),
+      },
+    },
+  };
+}
+
+/** An id that is not a UUID names no device. */
+function requireId(id: string) {
+  if (!isUuid(id)) throw new AppError('NOT_FOUND');
+}
+
+/** Secrets issued: a new device with its pairing link, or new secrets for one (with a grace period). */
+function issuingSteps(deps: DeviceAdminDeps) {
+  const { database, clock } = deps;
   const db = database.db;
-
-  /** Checks the requisites exist and no other device holds them; throws VALIDATION_ERROR or REQUISITE_ALREADY_BOUND. */
-  async function checkBindable(ex: Executor, deviceId: string | undefined, ids: string[]) {
-    if (ids.some((id) => !isUuid(id))) throw invalidField('requisite_ids', 'unknown requisite');
-    if ((await countRequisites(ex, ids)) !== ids.length)
-      throw invalidField('requisite_ids', 'unknown requisite');
-    const taken = (await devicesOfRequisites(ex, ids)).filter((b) => b.deviceId !== deviceId);
-    if (taken.length > 0) {
-      throw new AppError('REQUISITE_ALREADY_BOUND', [
-        {
-          field: 'requisite_ids',
-          problem: `bound to device ${taken[0]?.deviceId}: unbind or revoke it first`,
-        },
-      ]);
-    }
-  }
-
-  /** The sealed columns, the pairing link and the answer shown once. */
-  function issue(deviceId: string, secrets: DeviceSecrets, now: Date) {
-    const setup = deviceSetup(publicBaseUrl, deviceId, secrets);
-    const pairing = newPairingCode();
-    const expiresAt = new Date(now.getTime() + PAIRING_TTL_SECONDS * 1000);
-    return {
-      columns: {
-        tokenDigest: sha256Hex(secrets.token),
-        signingKeySealed: secretBox.seal(secrets.signingKey),
-        nativeSecretSealed: secretBox.seal(secrets.nativeSecret),
-        pairingDigest: pairing.digest,
-        pairingSealed: sealWithCode(pairing.code, JSON.stringify(setup)),
-        pairingExpiresAt: expiresAt,
-        pairingClaimedAt: null,
-      },
-      answer: {
-        ...setup,
-        pairing: {
-          url: `${publicBaseUrl.replace(/\/+$/, '')}/devices/pair/${pairing.code}`,
-          expires_at: expiresAt.toISOString(),
-        },
-      },
-    };
-  }
-
-  function requireId(id: string) {
-    if (!isUuid(id)) throw new AppError('NOT_FOUND');
-  }
-
   return {
     /** Creates a device bound to the requisites; the answer (every app's secrets, the pairing link) is shown once. */
     async create(input: { name: string; requisite_ids: string[] }, actor: AdminActor) {
@@ -99,7 +99,7 @@ export function createDeviceAdmin(deps: {
       return db.transaction(async (tx) => {
         await checkBindable(tx, undefined, ids);
         const id = randomUUID();
-        const { columns, answer } = issue(id, newDeviceSecrets(), now);
+        const { columns, answer } = issue(deps, id, newDeviceSecrets(), now);
         const row = await insertDevice(tx, { id, name: input.name.trim(), requisiteIds: [], ...columns });
         await setBindings(tx, id, ids, now);
         await writeAudit(tx, actor, {
@@ -125,7 +125,7 @@ export function createDeviceAdmin(deps: {
         const device = await findDevice(tx, id, true);
         if (!device) throw new AppError('NOT_FOUND');
         if (device.revokedAt) throw new AppError('ORDER_STATE_CONFLICT');
-        const { columns, answer } = issue(id, newDeviceSecrets(), now);
+        const { columns, answer } = issue(deps, id, newDeviceSecrets(), now);
         const validUntil = new Date(now.getTime() + graceSeconds * 1000).toISOString();
         await updateDevice(tx, id, {
           ...columns,
@@ -152,7 +152,14 @@ export function createDeviceAdmin(deps: {
         return { id, name: device.name, requisite_ids: bound, ...answer };
       });
     },
+  };
+}
 
+/** What a device holds and how it stands: revocation, its requisites, the list with warnings. */
+function holdingSteps(deps: DeviceAdminDeps) {
+  const { database, clock } = deps;
+  const db = database.db;
+  return {
     /** Revokes a device at once: every secret stops working, its requisites are unbound. Audited. */
     async revoke(id: string, actor: AdminActor) {
       requireId(id);
@@ -221,6 +228,15 @@ export function createDeviceAdmin(deps: {
       return devices.map((d) => deviceView(d, bindings.get(d.id) ?? [], now, paid, byMessage));
     },
   };
+}
+
+/**
+ * Operators' management of requisite holders' phones (docs/decisions.md section 24): pairing (the secrets
+ * shown once, and a one-time link valid 15 minutes, claimed on its page: device-pairing.ts), bindings (one device per requisite),
+ * rotation with a grace period, revocation, and the list with state, health and warnings.
+ */
+export function createDeviceAdmin(deps: DeviceAdminDeps) {
+  return { ...issuingSteps(deps), ...holdingSteps(deps) };
 }
 
 function deviceView(

@@ -22,13 +22,8 @@ import type { DeviceHealth } from './sms-gateway-envelope.js';
 
 export type { DeviceApp, DeviceMetrics, IncomingMessage, IngestAnswer } from './message-ingest.js';
 
-/**
- * Device events: authenticates each app's request; each message then goes through the one
- * pipeline (message-ingest.ts: de-duplication, routing, the decision of message-decision.ts, the
- * order's move through the lifecycle). Every authentic event refreshes the device's last-seen time and resumes requisites
- * its silence paused.
- */
-export function createDeviceIngest(deps: {
+/** What the device ingest is made of. */
+export interface DeviceIngestDeps {
   database: Database;
   clock: Clock;
   secretBox: SecretBox;
@@ -37,45 +32,43 @@ export function createDeviceIngest(deps: {
   /** SmsForwarder's credits need an operator (its body is not signed). */
   forwarderNeedsOperator: boolean;
   metrics?: DeviceMetrics;
-}) {
+}
+
+/** The device named by a request, if it may still speak: not revoked, enabled. UNAUTHORIZED otherwise. */
+async function liveDevice(db: Database['db'], id: string): Promise<DeviceRow> {
+  const device = isUuid(id) ? await findDevice(db, id) : undefined;
+  if (!device || device.revokedAt || !device.enabled) throw new AppError('UNAUTHORIZED');
+  return device;
+}
+
+const previousValid = (device: DeviceRow, now: number) =>
+  device.previousSecrets && Date.parse(device.previousSecrets.validUntil) > now
+    ? device.previousSecrets
+    : undefined;
+
+/** Marks the device seen (and its health), resuming requisites its silence paused. */
+async function touch(ex: Executor, device: DeviceRow, now: Date, heartbeat?: { health?: DeviceHealth }) {
+  const patch: Parameters<typeof updateDevice>[2] = { lastSeenAt: now };
+  if (heartbeat) {
+    patch.lastHeartbeatAt = now;
+    if (heartbeat.health) {
+      const h = heartbeat.health;
+      patch.health = {
+        ...(h.batteryPercent !== undefined ? { battery_percent: h.batteryPercent } : {}),
+        ...(h.charging !== undefined ? { charging: h.charging } : {}),
+        ...(h.connection !== undefined ? { connection: h.connection } : {}),
+      };
+    }
+  }
+  await updateDevice(ex, device.id, patch);
+  const bound = (await bindingsOf(ex, [device.id])).get(device.id) ?? [];
+  await resumeRequisites(ex, bound, ['stale', 'liveness'], now);
+}
+
+/** Who is speaking: a signed request or a bearer token, the current secrets or the previous ones in grace. */
+function authSteps(deps: DeviceIngestDeps) {
   const { database, clock, secretBox } = deps;
   const db = database.db;
-
-  async function liveDevice(id: string): Promise<DeviceRow> {
-    const device = isUuid(id) ? await findDevice(db, id) : undefined;
-    if (!device || device.revokedAt || !device.enabled) throw new AppError('UNAUTHORIZED');
-    return device;
-  }
-
-  const previousValid = (device: DeviceRow, now: number) =>
-    device.previousSecrets && Date.parse(device.previousSecrets.validUntil) > now
-      ? device.previousSecrets
-      : undefined;
-
-  /** Marks the device seen (and its health), resuming requisites its silence paused. */
-  async function touch(ex: Executor, device: DeviceRow, now: Date, heartbeat?: { health?: DeviceHealth }) {
-    const patch: Parameters<typeof updateDevice>[2] = { lastSeenAt: now };
-    if (heartbeat) {
-      patch.lastHeartbeatAt = now;
-      if (heartbeat.health) {
-        const h = heartbeat.health;
-        patch.health = {
-          ...(h.batteryPercent !== undefined ? { battery_percent: h.batteryPercent } : {}),
-          ...(h.charging !== undefined ? { charging: h.charging } : {}),
-          ...(h.connection !== undefined ? { connection: h.connection } : {}),
-        };
-      }
-    }
-    await updateDevice(ex, device.id, patch);
-    const bound = (await bindingsOf(ex, [device.id])).get(device.id) ?? [];
-    await resumeRequisites(ex, bound, ['stale', 'liveness'], now);
-  }
-
-  const messageDeps = () => ({
-    ...deps,
-    touch: (tx: Executor, d: DeviceRow, now: Date) => touch(tx, d, now),
-  });
-
   return {
     /**
      * The device of a signed request (SMS Gateway for Android, native batch): `X-Timestamp` within
@@ -87,7 +80,7 @@ export function createDeviceIngest(deps: {
       app: 'sms_gateway' | 'native',
       request: { body: Buffer; timestamp: string | undefined; signature: string | undefined },
     ): Promise<DeviceRow> {
-      const device = await liveDevice(deviceId);
+      const device = await liveDevice(db, deviceId);
       const now = clock.now();
       const previous = previousValid(device, now);
       const sealed =
@@ -108,14 +101,25 @@ export function createDeviceIngest(deps: {
 
     /** The device of a bearer token (SmsForwarder): its own, or its previous one within the grace period. */
     async authenticateBearer(deviceId: string, token: string): Promise<DeviceRow> {
-      const device = await liveDevice(deviceId);
+      const device = await liveDevice(db, deviceId);
       const digest = sha256Hex(token);
       const previous = previousValid(device, clock.now());
       if (safeEqual(device.tokenDigest, digest) || (previous && safeEqual(previous.tokenDigest, digest)))
         return device;
       throw new AppError('UNAUTHORIZED');
     },
+  };
+}
 
+/** What an authentic device says: heartbeats, events without money, messages, and a sender named later. */
+function eventSteps(deps: DeviceIngestDeps) {
+  const { database, clock } = deps;
+  const db = database.db;
+  const messageDeps = () => ({
+    ...deps,
+    touch: (tx: Executor, d: DeviceRow, now: Date) => touch(tx, d, now),
+  });
+  return {
     /** A heartbeat (SMS Gateway's ping or start, a native heartbeat): last seen, health, liveness. */
     async heartbeat(device: DeviceRow, health?: DeviceHealth): Promise<IngestAnswer> {
       const now = new Date(clock.now());
@@ -162,6 +166,16 @@ export function createDeviceIngest(deps: {
       return ingestMessage(messageDeps(), device, app, message, new Date(clock.now()));
     },
   };
+}
+
+/**
+ * Device events: authenticates each app's request; each message then goes through the one
+ * pipeline (message-ingest.ts: de-duplication, routing, the decision of message-decision.ts, the
+ * order's move through the lifecycle). Every authentic event refreshes the device's last-seen time and resumes requisites
+ * its silence paused.
+ */
+export function createDeviceIngest(deps: DeviceIngestDeps) {
+  return { ...authSteps(deps), ...eventSteps(deps) };
 }
 
 export type DeviceIngest = ReturnType<typeof createDeviceIngest>;

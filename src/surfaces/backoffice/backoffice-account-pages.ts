@@ -6,14 +6,8 @@ import { act, withFlash } from './console-messages.js';
 import { preferenceCookie, render, str, TIME_ZONES, TZ_COOKIE } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
 
-/**
- * The operator's own account (docs/decisions.md section 32): two-factor enrolment (QR, then recovery codes shown
- * once), new recovery codes, password change with the current password, and the operator's sessions
- * and API tokens, each revocable alone. Every role has it.
- */
-export function accountPages(pages: App, services: ConsoleServices) {
-  const { operators } = services;
-
+/** The account page: the operator, their sessions and API tokens. */
+function overviewPage(pages: App, { operators }: ConsoleServices) {
   pages.get('/backoffice/account', async (request, reply) => {
     const user = userOf(request);
     const [sessions, tokens] = await Promise.all([
@@ -34,7 +28,10 @@ export function accountPages(pages: App, services: ConsoleServices) {
       zones: TIME_ZONES,
     });
   });
+}
 
+/** Two-factor: enrolment (QR, then recovery codes shown once) and new recovery codes. */
+function twoFactorPages(pages: App, { operators }: ConsoleServices) {
   pages.get(ENROL_PATH, async (request, reply) => {
     const user = userOf(request);
     if (user.operator.totpSealed) return reply.redirect('/backoffice/account', 303);
@@ -78,7 +75,10 @@ export function accountPages(pages: App, services: ConsoleServices) {
       return render(request, reply, 'recovery-codes.eta', { codes });
     },
   );
+}
 
+/** The operator's settings: password, time zone, and ending their own sessions and tokens. */
+function settingsPages(pages: App, { operators }: ConsoleServices) {
   pages.post(
     '/backoffice/account/password',
     {
@@ -137,4 +137,15 @@ export function accountPages(pages: App, services: ConsoleServices) {
       },
     );
   }
+}
+
+/**
+ * The operator's own account (docs/decisions.md section 32): two-factor enrolment (QR, then recovery codes shown
+ * once), new recovery codes, password change with the current password, and the operator's sessions
+ * and API tokens, each revocable alone. Every role has it.
+ */
+export function accountPages(pages: App, services: ConsoleServices) {
+  overviewPage(pages, services);
+  twoFactorPages(pages, services);
+  settingsPages(pages, services);
 }

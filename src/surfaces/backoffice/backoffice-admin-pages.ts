@@ -12,13 +12,8 @@ import type { ConsoleServices } from './console-services.js';
 
 const int = (v: string | undefined) => (str(v) === undefined ? undefined : Number.parseInt(String(v), 10));
 
-/** Console pages for admins and viewers: merchants, requisites, rates, crypto, audit, operators. */
-export function adminPages(pages: App, services: ConsoleServices) {
-  const { requisites, rates, crypto, operators } = services;
-
-  merchantPages(pages, services);
-
-  // --- requisites ---------------------------------------------------------------------------------
+/** Requisites: the list and a new one. */
+function requisiteListPages(pages: App, { requisites }: ConsoleServices) {
   pages.get('/backoffice/requisites', { preValidation: needs('pool.read') }, async (request, reply) => {
     return render(request, reply, 'requisites.eta', { list: await requisites.list() });
   });
@@ -64,6 +59,10 @@ export function adminPages(pages: App, services: ConsoleServices) {
       });
     },
   );
+}
+
+/** A requisite's limits changed, or it is disabled (asked to confirm first). */
+function requisiteEditPage(pages: App, { requisites }: ConsoleServices) {
   pages.post(
     '/backoffice/requisites/:id',
     {
@@ -110,8 +109,10 @@ export function adminPages(pages: App, services: ConsoleServices) {
       });
     },
   );
+}
 
-  // --- rates and crypto ---------------------------------------------------------------------------
+/** Exchange rates: the list and a manual rate. */
+function ratePages(pages: App, { rates }: ConsoleServices) {
   pages.get('/backoffice/rates', { preValidation: needs('pool.read') }, async (request, reply) => {
     return render(request, reply, 'rates.eta', { list: await rates.list() });
   });
@@ -149,6 +150,10 @@ export function adminPages(pages: App, services: ConsoleServices) {
       });
     },
   );
+}
+
+/** Crypto: the overview, an xpub per network, the TON address pool. */
+function cryptoPages(pages: App, { crypto }: ConsoleServices) {
   pages.get('/backoffice/crypto', { preValidation: needs('pool.read') }, async (request, reply) => {
     return render(request, reply, 'crypto.eta', { overview: await crypto.overview() });
   });
@@ -182,8 +187,11 @@ export function adminPages(pages: App, services: ConsoleServices) {
       });
     },
   );
+}
 
-  // --- audit and operators ------------------------------------------------------------------------
+/** The audit log, and operators created and changed. */
+function auditAndOperatorPages(pages: App, services: ConsoleServices) {
+  const { operators } = services;
   pages.get('/backoffice/audit', { preValidation: needs('audit.read') }, async (request, reply) => {
     const q = request.query as Form;
     const rows = await services.audit.list(
@@ -243,5 +251,14 @@ export function adminPages(pages: App, services: ConsoleServices) {
       });
     },
   );
-  void userOf;
+}
+
+/** Console pages for admins and viewers: merchants, requisites, rates, crypto, audit, operators. */
+export function adminPages(pages: App, services: ConsoleServices) {
+  merchantPages(pages, services);
+  requisiteListPages(pages, services);
+  requisiteEditPage(pages, services);
+  ratePages(pages, services);
+  cryptoPages(pages, services);
+  auditAndOperatorPages(pages, services);
 }

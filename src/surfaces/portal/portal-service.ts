@@ -66,12 +66,8 @@ export function ordersFilter(merchantId: string, q: OrdersQuery): OrderFilter {
   };
 }
 
-/**
- * What the portal shows (docs/decisions.md section 28), always scoped to the signed-in user's merchant: the
- * same services as the admin API and console, plus the streamed exports. Another merchant's order
- * or delivery is NOT_FOUND, never told apart from a missing one.
- */
-export function createPortalService(deps: {
+/** What the portal service is made of: the services it scopes to the signed-in user's merchant. */
+export interface PortalServiceDeps {
   database: Database;
   clock: Clock;
   orders: OrdersService;
@@ -85,7 +81,10 @@ export function createPortalService(deps: {
   publicBaseUrl: string;
   /** SECRET_KEY's box: seals a new key between the POST that issues it and the page that shows it. */
   secretBox: SecretBox;
-}) {
+}
+
+/** The merchant's orders: list, one order with what hangs off it, the CSV, sandbox drives, reports. */
+function orderViews(deps: PortalServiceDeps) {
   const { orders, database, clock } = deps;
 
   async function ownOrder(user: PortalUser, id: string) {
@@ -123,6 +122,38 @@ export function createPortalService(deps: {
       return deps.webhooks.resend(deliveryId, { name: `portal:${user.email}`, ip }, user.merchantId);
     },
 
+    /** Every order of the filter, streamed in pages (the CSV export). */
+    ordersStream: (user: PortalUser, q: OrdersQuery) =>
+      streamOrders(database.db, ordersFilter(user.merchantId, q)),
+
+    /** An order row as the CSV shows it (the admin view's figures: numbers as the API shows them). */
+    orderView: (row: Parameters<typeof adminOrderView>[0]) =>
+      adminOrderView(row, clock.now(), deps.publicBaseUrl),
+
+    appeals: (user: PortalUser) => deps.appeals.forMerchant(user.merchantId, { limit: 200 }),
+
+    /** A test order of the merchant driven to an outcome (the sandbox buttons; owner and developer). */
+    driveSandbox: (
+      user: PortalUser,
+      orderId: string,
+      outcome: SandboxOutcome,
+      amount: string | undefined,
+      ip: string,
+    ) =>
+      deps.sandbox.driveTestOrder(orderId, outcome, actorOf(user, ip), {
+        merchantId: user.merchantId,
+        ...(amount ? { amount } : {}),
+      }),
+
+    /** The dashboard's figures (docs/decisions.md section 30): live orders only. */
+    reports: (user: PortalUser) => orders.merchantReports(user.merchantId),
+  };
+}
+
+/** Money: the balance and the statement of a period. */
+function moneyViews(deps: PortalServiceDeps) {
+  const { database, clock } = deps;
+  return {
     balance: async (user: PortalUser) => {
       const m = await deps.merchants.get(user.merchantId);
       return deps.ledger.merchantBalance({
@@ -149,43 +180,16 @@ export function createPortalService(deps: {
 
     /** The statement lines of a period with the running balance; the opening balance first. */
     statement: (period: StatementPeriod) => statementLines(database.db, period),
+  };
+}
 
-    /** Every order of the filter, streamed in pages (the CSV export). */
-    ordersStream: (user: PortalUser, q: OrdersQuery) =>
-      streamOrders(database.db, ordersFilter(user.merchantId, q)),
-
-    /** An order row as the CSV shows it (the admin view's figures: numbers as the API shows them). */
-    orderView: (row: Parameters<typeof adminOrderView>[0]) =>
-      adminOrderView(row, clock.now(), deps.publicBaseUrl),
-
+/** API keys: rotated, listed, a new one sealed for the page that shows it once. */
+function keySteps(deps: PortalServiceDeps) {
+  const { clock } = deps;
+  return {
     /** The owner rotates the key; `graceSeconds` keeps the old one working for that long. */
     rotateKey: (user: PortalUser, graceSeconds: number, ip: string) =>
       deps.merchants.rotateKey(user.merchantId, actorOf(user, ip), graceSeconds),
-
-    appeals: (user: PortalUser) => deps.appeals.forMerchant(user.merchantId, { limit: 200 }),
-
-    /** What the payment form shows of the merchant (docs/decisions.md section 31): name, logo, return URL. */
-    async branding(user: PortalUser) {
-      const m = await deps.merchants.get(user.merchantId);
-      return { display_name: m.display_name, logo_url: m.logo_url, return_url: m.return_url };
-    },
-
-    /** The owner sets the form's branding; the merchants service validates (VALIDATION_ERROR). */
-    setBranding: (user: PortalUser, input: BrandingInput, ip: string) =>
-      deps.merchants.update(user.merchantId, input, actorOf(user, ip)),
-
-    /** A test order of the merchant driven to an outcome (the sandbox buttons; owner and developer). */
-    driveSandbox: (
-      user: PortalUser,
-      orderId: string,
-      outcome: SandboxOutcome,
-      amount: string | undefined,
-      ip: string,
-    ) =>
-      deps.sandbox.driveTestOrder(orderId, outcome, actorOf(user, ip), {
-        merchantId: user.merchantId,
-        ...(amount ? { amount } : {}),
-      }),
 
     /** The merchant's keys (prefix, mode, status, created, last used, grace); never a whole key. */
     keys: (user: PortalUser) => deps.merchants.keys(user.merchantId),
@@ -217,6 +221,21 @@ export function createPortalService(deps: {
     /** Issues (or replaces at once) the merchant's sandbox key, shown once. */
     issueTestKey: (user: PortalUser, ip: string) =>
       deps.merchants.rotateKey(user.merchantId, actorOf(user, ip), 0, 'test'),
+  };
+}
+
+/** The merchant's settings: the payment form's branding and the event subscriptions. */
+function settingsSteps(deps: PortalServiceDeps) {
+  return {
+    /** What the payment form shows of the merchant (docs/decisions.md section 31): name, logo, return URL. */
+    async branding(user: PortalUser) {
+      const m = await deps.merchants.get(user.merchantId);
+      return { display_name: m.display_name, logo_url: m.logo_url, return_url: m.return_url };
+    },
+
+    /** The owner sets the form's branding; the merchants service validates (VALIDATION_ERROR). */
+    setBranding: (user: PortalUser, input: BrandingInput, ip: string) =>
+      deps.merchants.update(user.merchantId, input, actorOf(user, ip)),
 
     /**
      * Event subscriptions as the signed API manages them, one mode at a time (`sandbox`: the test
@@ -233,10 +252,16 @@ export function createPortalService(deps: {
       deliveries: (user: PortalUser, sandbox: boolean) =>
         deps.subscriptions.deliveries(user.merchantId, { limit: 50 }, sandbox),
     },
-
-    /** The dashboard's figures (docs/decisions.md section 30): live orders only. */
-    reports: (user: PortalUser) => orders.merchantReports(user.merchantId),
   };
+}
+
+/**
+ * What the portal shows (docs/decisions.md section 28), always scoped to the signed-in user's merchant: the
+ * same services as the admin API and console, plus the streamed exports. Another merchant's order
+ * or delivery is NOT_FOUND, never told apart from a missing one.
+ */
+export function createPortalService(deps: PortalServiceDeps) {
+  return { ...orderViews(deps), ...moneyViews(deps), ...keySteps(deps), ...settingsSteps(deps) };
 }
 
 export type PortalService = ReturnType<typeof createPortalService>;

@@ -47,19 +47,16 @@ function checkPassword(password: string): void {
     throw invalidField('password', 'must be 12 to 200 characters');
 }
 
-/**
- * The portal's people (docs/decisions.md section 28): invitations (an operator's or the owner's one-time
- * link, 72 h), the account set from it (argon2id password; TOTP, mandatory for `owner`), password
- * + TOTP logins that always spend one argon2 verification, 12-hour sessions with a CSRF token. Every
- * step is audited as `portal:<email>`.
- */
-export function createPortalUsers(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
-  const { database, clock } = deps;
-  const db = database.db;
-  // The TOTP rules the console shares (docs/architecture.md "Session stack"); the rows stay ours.
-  const twoFactor = createTwoFactor(deps);
-  const now = () => new Date(clock.now());
+/** What the people steps share: the database, the clock and the TOTP rules the console shares. */
+interface UsersContext {
+  db: Database['db'];
+  clock: Clock;
+  twoFactor: ReturnType<typeof createTwoFactor>;
+  now: () => Date;
+}
 
+/** Invitations: a one-time link made, and what it is for. */
+function invitationSteps({ db, clock, now }: UsersContext) {
   return {
     /**
      * A one-time invitation for `email` with `role` to `merchantId`: the code (for the link, shown
@@ -101,7 +98,12 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       if (!row) throw new AppError('NOT_FOUND');
       return { email: row.email, role: row.role, merchantId: row.merchantId };
     },
+  };
+}
 
+/** The account set up from an invitation: its TOTP secret, then password and code. */
+function setUpSteps({ db, twoFactor, now }: UsersContext) {
+  return {
     /**
      * The invitation page's TOTP secret and QR (otpauth:// URI as a PNG data URL): made by the server
      * once and kept sealed on the invitation, so a reload or a wrong code shows the same secret (the
@@ -163,7 +165,12 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
         return { email: user.email };
       });
     },
+  };
+}
 
+/** Sign-in with password and TOTP, opening a 12-hour session. */
+function signInSteps({ db, clock, twoFactor, now }: UsersContext) {
+  return {
     /**
      * A password (+ TOTP when the account has it) login; the session token and CSRF token, or
      * undefined (every failure audited with the reason).
@@ -216,7 +223,12 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       });
       return { token, maxAgeSeconds: SESSION_TTL_MS / 1000 };
     },
+  };
+}
 
+/** Live sessions and the merchant's accounts. */
+function sessionSteps({ db, now }: UsersContext) {
+  return {
     /** The signed-in user of a session token, or undefined (unknown, expired, account disabled). */
     async session(token: string): Promise<PortalUser | undefined> {
       const found = await liveSession(db, sha256Hex(token), now());
@@ -238,6 +250,24 @@ export function createPortalUsers(deps: { database: Database; clock: Clock; secr
       }));
     },
   };
+}
+
+/**
+ * The portal's people (docs/decisions.md section 28): invitations (an operator's or the owner's one-time
+ * link, 72 h), the account set from it (argon2id password; TOTP, mandatory for `owner`), password
+ * + TOTP logins that always spend one argon2 verification, 12-hour sessions with a CSRF token. Every
+ * step is audited as `portal:<email>`.
+ */
+export function createPortalUsers(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
+  const { clock } = deps;
+  // The TOTP rules the console shares (docs/architecture.md "Session stack"); the rows stay ours.
+  const ctx: UsersContext = {
+    db: deps.database.db,
+    clock,
+    twoFactor: createTwoFactor(deps),
+    now: () => new Date(clock.now()),
+  };
+  return { ...invitationSteps(ctx), ...setUpSteps(ctx), ...signInSteps(ctx), ...sessionSteps(ctx) };
 }
 
 export type PortalUsers = ReturnType<typeof createPortalUsers>;

@@ -11,6 +11,60 @@ import { findRequisite, findRequisites } from '../requisites/index.js';
 
 export type OfferRow = typeof requisiteOffers.$inferSelect;
 
+/** The requisite an offer of `type` names: known, and able to serve that payment type. Throws VALIDATION_ERROR. */
+async function offerRequisite(db: Executor, requisiteId: string, type: string) {
+  if (!/^[0-9a-f-]{36}$/i.test(requisiteId)) throw invalidField('requisite_id', 'unknown requisite');
+  const req = await findRequisite(db, requisiteId);
+  if (!req) throw invalidField('requisite_id', 'unknown requisite');
+  const need = requisiteNeedFor(type);
+  if (
+    !FIAT_TYPES.includes(type) ||
+    !need?.kinds.includes(req.kind) ||
+    (need.bankCode && need.bankCode !== req.bankCode)
+  ) {
+    throw invalidField('type', `a ${req.kind} requisite at ${req.bank} cannot serve ${type}`);
+  }
+  return req;
+}
+
+/** Writes a checked offer and its audit entry in one transaction; answers the offer as the admin API shows it. */
+async function recordOffer(
+  db: Database['db'],
+  input: { requisite_id: string; amount: number; type: string },
+  expiresAt: Date,
+  createdBy: AdminActor,
+) {
+  return db.transaction(async (tx) => {
+    const row = (
+      await tx
+        .insert(requisiteOffers)
+        .values({
+          requisiteId: input.requisite_id,
+          amount: String(input.amount),
+          type: input.type,
+          expiresAt,
+          createdBy: createdBy.name,
+        })
+        .returning()
+    )[0];
+    if (!row) throw new Error('insert returned no row');
+    await writeAudit(tx, createdBy, {
+      action: 'pool.offer',
+      targetType: 'requisite',
+      targetId: input.requisite_id,
+      after: { offer_id: row.id, amount: row.amount, type: row.type },
+    });
+    return {
+      id: row.id,
+      requisite_id: row.requisiteId,
+      amount: Number(row.amount),
+      type: row.type,
+      expires_at: row.expiresAt.toISOString(),
+      status: row.status,
+    };
+  });
+}
+
 /**
  * Requisite pool offers (docs/decisions.md sections 12 and 23): a requisite with a fixed amount,
  * published by operators or holders' devices, listed to merchants, taken by one order.
@@ -18,21 +72,6 @@ export type OfferRow = typeof requisiteOffers.$inferSelect;
 export function createPoolService(deps: { database: Database; clock: Clock }) {
   const { database, clock } = deps;
   const db = database.db;
-
-  async function offerRequisite(requisiteId: string, type: string) {
-    if (!/^[0-9a-f-]{36}$/i.test(requisiteId)) throw invalidField('requisite_id', 'unknown requisite');
-    const req = await findRequisite(db, requisiteId);
-    if (!req) throw invalidField('requisite_id', 'unknown requisite');
-    const need = requisiteNeedFor(type);
-    if (
-      !FIAT_TYPES.includes(type) ||
-      !need?.kinds.includes(req.kind) ||
-      (need.bankCode && need.bankCode !== req.bankCode)
-    ) {
-      throw invalidField('type', `a ${req.kind} requisite at ${req.bank} cannot serve ${type}`);
-    }
-    return req;
-  }
 
   return {
     /** Publishes an offer: a requisite, a fixed whole amount, a type and a lifetime in seconds. */
@@ -42,37 +81,8 @@ export function createPoolService(deps: { database: Database; clock: Clock }) {
     ) {
       if (!Number.isInteger(input.amount) || input.amount <= 0)
         throw invalidField('amount', 'must be a positive integer');
-      await offerRequisite(input.requisite_id, input.type);
-      const expiresAt = new Date(clock.now() + input.ttl_seconds * 1000);
-      return db.transaction(async (tx) => {
-        const row = (
-          await tx
-            .insert(requisiteOffers)
-            .values({
-              requisiteId: input.requisite_id,
-              amount: String(input.amount),
-              type: input.type,
-              expiresAt,
-              createdBy: createdBy.name,
-            })
-            .returning()
-        )[0];
-        if (!row) throw new Error('insert returned no row');
-        await writeAudit(tx, createdBy, {
-          action: 'pool.offer',
-          targetType: 'requisite',
-          targetId: input.requisite_id,
-          after: { offer_id: row.id, amount: row.amount, type: row.type },
-        });
-        return {
-          id: row.id,
-          requisite_id: row.requisiteId,
-          amount: Number(row.amount),
-          type: row.type,
-          expires_at: row.expiresAt.toISOString(),
-          status: row.status,
-        };
-      });
+      await offerRequisite(db, input.requisite_id, input.type);
+      return recordOffer(db, input, new Date(clock.now() + input.ttl_seconds * 1000), createdBy);
     },
 
     async listOffers() {

@@ -27,7 +27,12 @@ import { listQueue } from './payout-order-reads.js';
  * PAYOUT orders (docs/api.md "createOrder - PAYOUT"; docs/decisions.md sections 6 and 10): the
  * funds are held at creation and debited when an operator marks the payout sent.
  */
-export function createPayoutsService(deps: {
+export function createPayoutsService(deps: PayoutsDeps) {
+  return { ...payoutCreation(deps), ...payoutSending(deps), ...payoutQueue(deps) };
+}
+
+/** What the payouts service works with. */
+export interface PayoutsDeps {
   database: Database;
   clock: Clock;
   banks: BanksService;
@@ -36,11 +41,13 @@ export function createPayoutsService(deps: {
   proofs: Pick<ReceiptsService, 'keepProof' | 'recordProof' | 'removeProof'>;
   /** Payouts through holders (docs/decisions.md "Payouts through holders"). */
   holders: Pick<HoldersService, 'assignPayout' | 'holderOfPayout'>;
-}) {
-  const { database, clock, banks, lifecycle, proofs } = deps;
-  const db = database.db;
+}
 
-  const service = {
+/** Creating a payout: the bank checked, the balance locked, the order and its hold in one transaction. */
+function payoutCreation(deps: PayoutsDeps) {
+  const { database, clock, banks } = deps;
+  const db = database.db;
+  return {
     /**
      * Creates a payout from its parsed command: its bank must be an enabled one (else
      * INVALID_PAYOUT_DETAILS), then one transaction locks the merchant's RUB balance, checks that
@@ -80,7 +87,14 @@ export function createPayoutsService(deps: {
         return order;
       });
     },
+  };
+}
 
+/** Sending a payout: by an operator, or by the holder it was given to (docs/decisions.md section 10). */
+function payoutSending(deps: PayoutsDeps) {
+  const { database, clock, lifecycle, proofs } = deps;
+  const db = database.db;
+  const sending = {
     /**
      * An operator marks a payout sent (docs/decisions.md section 10): its hold captured, the order successful, the proof
      * of transfer (optional: PDF, JPEG or PNG) recorded and the action audited in ONE transaction.
@@ -158,9 +172,17 @@ export function createPayoutsService(deps: {
         throw new AppError('HOLDER_PAYOUT_MISMATCH', [
           { field: 'holder_id', problem: 'the payout is not given to this holder' },
         ]);
-      return service.markSent(id, reason, actor, proof);
+      return sending.markSent(id, reason, actor, proof);
     },
+  };
+  return sending;
+}
 
+/** The operators' queue of payouts and the banks' account standards. */
+function payoutQueue(deps: PayoutsDeps) {
+  const { database, clock, banks } = deps;
+  const db = database.db;
+  return {
     /** An operator takes a pending payout from the queue (shown as theirs); audited. */
     async take(id: string, actor: AdminActor) {
       await db.transaction(async (tx) => {
@@ -236,7 +258,6 @@ export function createPayoutsService(deps: {
       }));
     },
   };
-  return service;
 }
 
 export type PayoutsService = ReturnType<typeof createPayoutsService>;

@@ -27,6 +27,32 @@ function queue(key: string, href: string, createdAts: string[], nowMs: number): 
   };
 }
 
+/** The dashboard's queues, each from the creation times of what waits in it. */
+function queueFigures(
+  waiting: {
+    receipts: Array<{ created_at: string }>;
+    payouts: Array<{ created_at: string }>;
+    review: Array<{ created_at: string }>;
+    chain: Array<{ at: string }>;
+    appeals: Array<{ created_at: string }>;
+  },
+  now: number,
+): QueueFigure[] {
+  const at = (rows: Array<{ created_at: string }>) => rows.map((r) => r.created_at);
+  return [
+    queue('receipts', '/backoffice/receipts?status=under_review', at(waiting.receipts), now),
+    queue('payouts', '/backoffice/payouts?status=pending', at(waiting.payouts), now),
+    queue('bank_messages', '/backoffice/device-events?status=review', at(waiting.review), now),
+    queue(
+      'chain',
+      '/backoffice/crypto',
+      waiting.chain.map((t) => t.at),
+      now,
+    ),
+    queue('appeals', '/backoffice/appeals?status=open', at(waiting.appeals), now),
+  ];
+}
+
 /**
  * The operators' dashboard (docs/decisions.md section 32): every queue with its count and oldest age, today's
  * volume and conversion per payment type, requisites without a live device, failing webhook
@@ -74,38 +100,7 @@ export function createDashboard(services: ConsoleServices, clock: Clock) {
       const failing = [...pending.filter((d) => d.attempts > 0), ...exhausted];
       return {
         generated_at: new Date(now).toISOString(),
-        queues: [
-          queue(
-            'receipts',
-            '/backoffice/receipts?status=under_review',
-            receipts.map((r) => r.created_at),
-            now,
-          ),
-          queue(
-            'payouts',
-            '/backoffice/payouts?status=pending',
-            payouts.map((p) => p.created_at),
-            now,
-          ),
-          queue(
-            'bank_messages',
-            '/backoffice/device-events?status=review',
-            review.map((e) => e.created_at),
-            now,
-          ),
-          queue(
-            'chain',
-            '/backoffice/crypto',
-            chain.map((t) => t.at),
-            now,
-          ),
-          queue(
-            'appeals',
-            '/backoffice/appeals?status=open',
-            appeals.map((a) => a.created_at),
-            now,
-          ),
-        ],
+        queues: queueFigures({ receipts, payouts, review, chain, appeals }, now),
         appeals_next_deadline_seconds: deadlines.length
           ? Math.round((Math.min(...deadlines) - now) / 1000)
           : null,

@@ -58,8 +58,13 @@ describe('phones: pairing and what each app sends (docs/decisions.md section 24)
   after(() => t.close());
 
   it('a phone publishes a pool offer on its own requisite at /holder/offers and at the earlier /trader/offers, never on another', async () => {
-    // Another bank's requisite: this file's T-Bank orders stay on the paired phone's requisite.
-    const other = await addRequisite(t.app, { kind: 'card', bank: 'VTB', address: '2200241234569999' });
+    // Another bank's requisite that takes no order (max 1 ₽): no file's orders land on it.
+    const other = await addRequisite(t.app, {
+      kind: 'card',
+      bank: 'VTB',
+      address: '2200241234569999',
+      max_amount: '1',
+    });
     const publish = (url: string, requisiteId: string, amount: number) =>
       t.app.inject({
         method: 'POST',

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
 import { type DayBank, type DayText, dayBanks, fillText } from '../helpers/bank-day.js';
+import { isolateDatabase } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -60,7 +61,11 @@ describe('a simulated day of ten banks: held-out texts, noise, duplicates, late 
   let merchant: TestMerchant;
   const hhmm = (at = clock.now()) => new Date(at + 3 * 3600_000).toISOString().slice(11, 16);
 
+  // A database of its own on PostgreSQL: other files' requisites of the same ten banks (without the
+  // day's band) would otherwise take the day's orders.
+  let dropDatabase: () => Promise<void> = async () => undefined;
   before(async () => {
+    dropDatabase = await isolateDatabase('bank_day_ten');
     t = await startTestApp({ clock });
     merchant = await createMerchant(t.app, { order_ttl_seconds: 900 });
     for (const code of CODES) {
@@ -88,6 +93,7 @@ describe('a simulated day of ten banks: held-out texts, noise, duplicates, late 
     for (const p of phones.values())
       await admin(t.app, 'PATCH', `/admin/requisites/${p.requisite}`, { enabled: false });
     await t.close();
+    await dropDatabase();
   });
 
   /** One message as its app posts it: an SMS through SMS Gateway, a push through SmsForwarder. */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { manualClock, startTestApp, type TestApp } from '../helpers/app.js';
+import { isolateDatabase } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -68,7 +69,11 @@ describe('a simulated day of phones: no wrong confirmation, paid orders confirm 
   let merchant: TestMerchant;
   const phones: PairedDevice[] = [];
 
+  // A database of its own on PostgreSQL: other files' requisites of these banks would otherwise take
+  // the day's orders, and its bank sender lists would change theirs.
+  let dropDatabase: () => Promise<void> = async () => undefined;
   before(async () => {
+    dropDatabase = await isolateDatabase('bank_day');
     clockNow = () => clock.now();
     t = await startTestApp({ clock });
     merchant = await createMerchant(t.app, { order_ttl_seconds: 900 });
@@ -84,7 +89,10 @@ describe('a simulated day of phones: no wrong confirmation, paid orders confirm 
       phones.push(await pairDevice(t.app, [r.id]));
     }
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await dropDatabase();
+  });
 
   it('90 orders, unpaid ones with the holder spending the same amounts, noise, duplicates and late payments', async (ctx) => {
     const rnd = random(31);

@@ -19,7 +19,9 @@ describe('the pairing link: a page that spends nothing, a claim that spends it o
   after(() => t.close());
 
   // A requisite binds to one device: every test takes fresh ones.
-  const requisite = (kind: 'phone' | 'card', bank: string) => addRequisite(t.app, { kind, bank });
+  // Pairing needs requisites, not orders: at most 1 ₽, so no other file's order lands on them.
+  const requisite = (kind: 'phone' | 'card', bank: string) =>
+    addRequisite(t.app, { kind, bank, max_amount: '1' });
 
   const pathOf = (d: PairedDevice) => new URL(d.pairing.url).pathname;
   const codeOf = (d: PairedDevice) => pathOf(d).split('/').at(-1) ?? '';

@@ -7,6 +7,7 @@
  * `npm run bench` puts p50 and p95 in its table.
  */
 import { createHmac, randomUUID } from 'node:crypto';
+import { moscowTime, smsReceivedBody } from '../test/helpers/phones.js';
 import { type BenchMerchant, sign } from './requests.js';
 
 /** The measurement: SMS reported, confirmed, and the latency percentiles in ms. */
@@ -23,26 +24,6 @@ async function call(url: string, init: RequestInit): Promise<Record<string, unkn
   if (res.status !== 200) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
   // The admin and device routes answer `{success, data}`; createOrder answers the order itself.
   return json.data ?? json;
-}
-
-const moscow = (at: Date) => new Date(at.getTime() + 3 * 3600_000).toISOString();
-
-/** SMS Gateway for Android's `sms:received` body for `text`, as the phone sends it. */
-function smsBody(text: string, at: Date): string {
-  return JSON.stringify({
-    id: randomUUID().replace(/-/g, '').slice(0, 21),
-    webhookId: 'payments-sms-received',
-    event: 'sms:received',
-    deviceId: 'ffffffff8b1f9c2d',
-    payload: {
-      messageId: String(Math.floor(Math.random() * 2 ** 31)),
-      message: text,
-      phoneNumber: 'VTB',
-      sender: 'VTB',
-      simNumber: 1,
-      receivedAt: `${moscow(at).slice(0, 23)}+03:00`,
-    },
-  });
 }
 
 /** Runs `n` orders through one phone at `base` (the service, admin token `adminToken`). */
@@ -95,8 +76,8 @@ export async function benchBankMessages(
     })) as { payment_details: { amount: string } };
     const at = new Date();
     const amount = Number(order.payment_details.amount).toFixed(2);
-    const text = `Поступление ${amount} ₽ Счет*${mask}. от ИНГА К. Баланс 7842.3 ₽ ${moscow(at).slice(11, 16)}`;
-    const sms = smsBody(text, at);
+    const text = `Поступление ${amount} ₽ Счет*${mask}. от ИНГА К. Баланс 7842.3 ₽ ${moscowTime(at).slice(11, 16)}`;
+    const sms = smsReceivedBody({ sender: 'VTB', text, receivedAt: at });
     const timestamp = String(Math.floor(Date.now() / 1000));
     const signature = createHmac('sha256', device.sms_gateway.signing_key)
       .update(sms)

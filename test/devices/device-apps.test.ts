@@ -229,7 +229,7 @@ describe('phones: pairing and what each app sends (docs/decisions.md section 24)
 
   it('signed endpoints: a bad signature, a stale timestamp, an unknown device are 401 with nothing stored; over 64 KB is 413', async () => {
     const before = (await eventsOf(device.id)).length;
-    const body = smsReceivedBody(device, {
+    const body = smsReceivedBody({
       sender: 'T-Bank',
       text: tbankSms(999, 1),
       receivedAt: new Date(clock.now()),
@@ -255,7 +255,7 @@ describe('phones: pairing and what each app sends (docs/decisions.md section 24)
     });
     for (const r of [wrongKey, stale, unknown, unsigned]) assert.equal(r.statusCode, 401, r.body);
     assert.equal((await eventsOf(device.id)).length, before, 'nothing stored');
-    const huge = smsReceivedBody(device, {
+    const huge = smsReceivedBody({
       sender: 'T-Bank',
       text: 'x'.repeat(70_000),
       receivedAt: new Date(now),

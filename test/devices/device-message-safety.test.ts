@@ -169,7 +169,7 @@ describe('phone messages: only evidence of money coming in confirms, once', () =
     const o = await orderOk();
     const at = new Date();
     const text = credit(`${o.payment_details.amount}.00`);
-    const gatewayBody = smsReceivedBody(device, { sender: SENDER, text, receivedAt: at });
+    const gatewayBody = smsReceivedBody({ sender: SENDER, text, receivedAt: at });
     const forwarderBody = device.sms_forwarder.template
       .replace('[from]', SENDER)
       .replace('[org_content]', gsonEscape(text))
@@ -207,7 +207,7 @@ describe('phone messages: only evidence of money coming in confirms, once', () =
 
   it('hostile input: a wrong signature is 401, a huge body 413, a replay a duplicate; never a 500 or a credit', async () => {
     const o = await orderOk();
-    const body = smsReceivedBody(device, {
+    const body = smsReceivedBody({
       sender: SENDER,
       text: credit(`${o.payment_details.amount}.00`),
       receivedAt: new Date(),
@@ -216,7 +216,7 @@ describe('phone messages: only evidence of money coming in confirms, once', () =
       nowMs: Date.now(),
     });
     assert.equal(forged.statusCode, 401);
-    const huge = smsReceivedBody(device, {
+    const huge = smsReceivedBody({
       sender: SENDER,
       text: 'Поступление 1 руб. '.repeat(10_000),
       receivedAt: new Date(),

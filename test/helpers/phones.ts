@@ -78,10 +78,7 @@ export function postSigned(
 }
 
 /** The body SMS Gateway for Android posts for one received SMS (a new event id on every attempt). */
-export function smsReceivedBody(
-  device: PairedDevice,
-  sms: { sender: string; text: string; receivedAt: Date },
-) {
+export function smsReceivedBody(sms: { sender: string; text: string; receivedAt: Date }) {
   return JSON.stringify({
     id: randomUUID().replace(/-/g, '').slice(0, 21),
     webhookId: 'payments-sms-received',
@@ -144,15 +141,9 @@ export function gatewaySms(
   sms: { sender: string; text: string; receivedAt: Date },
   nowMs: number,
 ) {
-  return postSigned(
-    app,
-    device.sms_gateway.url,
-    device.sms_gateway.signing_key,
-    smsReceivedBody(device, sms),
-    {
-      nowMs,
-    },
-  );
+  return postSigned(app, device.sms_gateway.url, device.sms_gateway.signing_key, smsReceivedBody(sms), {
+    nowMs,
+  });
 }
 
 /** SmsForwarder posting one SMS or notification with our template, as its WebhookUtils fills it. */

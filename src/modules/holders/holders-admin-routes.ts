@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
+import { STATEMENT_CSV_COLUMNS } from '../ledger/index.js';
 import {
   CorrectionBody,
   HolderCreateBody,
@@ -18,7 +19,6 @@ import {
   StatementSchema,
 } from './holders-schemas.js';
 import type { HoldersService } from './holders-service.js';
-import { STATEMENT_CSV_COLUMNS } from './holders-statement.js';
 
 const tags = ['admin'];
 

@@ -63,17 +63,6 @@ export async function holderStatement(
   };
 }
 
-/** The columns of a holder's statement CSV: the JSON statement's entry fields. */
-export const STATEMENT_CSV_COLUMNS = [
-  'id',
-  'created_at',
-  'kind',
-  'order_id',
-  'memo',
-  'amount',
-  'balance',
-] as const;
-
 /** The statement's CSV rows: an `opening_balance` row at `from`, then each entry, paged from the ledger. */
 export async function* statementCsvRows(
   ex: Executor,

@@ -23,4 +23,9 @@ export {
   settleHold,
 } from './ledger-repository.js';
 export { createLedgerService, type LedgerService } from './ledger-service.js';
-export { type StatementLine, type StatementPeriod, statementLines } from './statement.js';
+export {
+  STATEMENT_CSV_COLUMNS,
+  type StatementLine,
+  type StatementPeriod,
+  statementLines,
+} from './statement.js';

@@ -32,3 +32,17 @@ export function statementLines(
   const { merchantId, ...period } = p;
   return accountStatementLines(ex, { ...period, account: ACCOUNTS.merchant(merchantId) }, pageSize);
 }
+
+/**
+ * The columns of every ledger statement's CSV, a merchant's (portal) and a holder's (admin API): the
+ * JSON statement's entry fields, the first row being the opening balance.
+ */
+export const STATEMENT_CSV_COLUMNS = [
+  'id',
+  'created_at',
+  'kind',
+  'order_id',
+  'memo',
+  'amount',
+  'balance',
+] as const;

@@ -1,19 +1,9 @@
 import type { App } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
+import { STATEMENT_CSV_COLUMNS } from '../../modules/ledger/index.js';
 import { orderCsv } from '../../modules/orders/index.js';
 import type { PortalService } from './portal-service.js';
 import { type Form, portalUserOf } from './portal-session.js';
-
-/** The statement CSV's columns. */
-export const STATEMENT_COLUMNS = [
-  'id',
-  'created_at',
-  'kind',
-  'order_id',
-  'memo',
-  'amount',
-  'balance',
-] as const;
 
 /** `GET /portal/orders.csv` and `GET /portal/statement.csv`, for any filter of their pages. */
 export function portalExports(pages: App, deps: { portal: PortalService }) {
@@ -55,6 +45,6 @@ export function portalExports(pages: App, deps: { portal: PortalService }) {
     return reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', attachment(`statement-${user.merchantId}-${period.currency}.csv`))
-      .send(csvStream(STATEMENT_COLUMNS, rows()));
+      .send(csvStream(STATEMENT_CSV_COLUMNS, rows()));
   });
 }

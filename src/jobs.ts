@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './composition.js';
 import type { Config } from './config.js';
 import { OUTBOX_CHANNEL } from './db/database.js';
+import { vacuumHotTables } from './db/hot-tables.js';
 import { type PeriodicJob, startPeriodic } from './lib/periodic.js';
 import { makePrivateDir } from './lib/private-dir.js';
 import { fetchProviderRates } from './modules/rates/index.js';
@@ -83,6 +84,22 @@ function fileJobs(services: Services, config: Config, log: FastifyBaseLogger): P
   return jobs;
 }
 
+/**
+ * The hot tables' vacuum (docs/decisions.md "The requisite claim under load"): every second on
+ * PostgreSQL, one process at a time, tables past their dead rows only; every 10 s on PGlite, whose one
+ * connection the vacuum holds for its few milliseconds.
+ */
+function databaseJobs(services: Services, log: FastifyBaseLogger): PeriodicJob[] {
+  const { database } = services;
+  return [
+    startPeriodic(
+      () => database.withLock('hot-tables-vacuum', () => vacuumHotTables(database)),
+      database.kind === 'postgres' ? 1000 : 10_000,
+      failed(log, 'hot tables vacuum failed'),
+    ),
+  ];
+}
+
 /** Exchange rates: the sources' poll and, when configured, the generic provider. */
 function rateJobs(services: Services, config: Config, log: FastifyBaseLogger): PeriodicJob[] {
   // Rate sources (docs/decisions.md section 22): one process polls at a time; staleness is logged on change.
@@ -118,7 +135,7 @@ function rateJobs(services: Services, config: Config, log: FastifyBaseLogger): P
 /**
  * Starts the background jobs of a process: the expiry sweeper (docs/decisions.md section 5: pending PAYIN
  * orders expire within 5 s of the deadline), the webhook dispatcher (docs/decisions.md section 11), the
- * crypto amount filler, the receipt spool sweep and, when configured, the rates provider refresh.
+ * crypto amount filler, the receipt spool sweep, the hot tables' vacuum and, when configured, the rates provider refresh.
  * Safe to run in several processes at once.
  */
 export function startJobs(
@@ -130,6 +147,7 @@ export function startJobs(
     ...paymentJobs(services, config, log),
     ...fileJobs(services, config, log),
     ...rateJobs(services, config, log),
+    ...databaseJobs(services, log),
   ];
   services.dispatcher.start();
   // A committed outbox row wakes the dispatcher at once (PostgreSQL NOTIFY from any process); its

@@ -2,10 +2,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Services } from './composition.js';
 import type { Config } from './config.js';
 import { OUTBOX_CHANNEL } from './db/database.js';
-import { vacuumHotTables } from './db/hot-tables.js';
 import { type PeriodicJob, startPeriodic } from './lib/periodic.js';
 import { makePrivateDir } from './lib/private-dir.js';
+import { holdersHotTable } from './modules/holders/index.js';
+import { balancesHotTable } from './modules/ledger/index.js';
 import { fetchProviderRates } from './modules/rates/index.js';
+import { requisitesHotTable } from './modules/requisites/index.js';
+import { vacuumHotTables } from './platform/upkeep/index.js';
+import { devicesHotTable } from './rails/devices/index.js';
 
 /** Spool files older than this are left-overs: an upload or download takes at most a minute. */
 const SPOOL_MAX_AGE_MS = 3600_000;
@@ -84,6 +88,9 @@ function fileJobs(services: Services, config: Config, log: FastifyBaseLogger): P
   return jobs;
 }
 
+/** The tables whose rows every order or payment rewrites, by their owning modules. */
+const HOT_TABLES = [requisitesHotTable, balancesHotTable, holdersHotTable, devicesHotTable];
+
 /**
  * The hot tables' vacuum (docs/decisions.md "The requisite claim under load"): every second on
  * PostgreSQL, one process at a time, tables past their dead rows only; every 10 s on PGlite, whose one
@@ -93,7 +100,7 @@ function databaseJobs(services: Services, log: FastifyBaseLogger): PeriodicJob[]
   const { database } = services;
   return [
     startPeriodic(
-      () => database.withLock('hot-tables-vacuum', () => vacuumHotTables(database)),
+      () => database.withLock('hot-tables-vacuum', () => vacuumHotTables(database, HOT_TABLES)),
       database.kind === 'postgres' ? 1000 : 10_000,
       failed(log, 'hot tables vacuum failed'),
     ),

@@ -64,6 +64,12 @@ export const SettlementBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** `GET /admin/holders/{id}/settlements/{settlement_id}/proof`. */
+export const SettlementProofParams = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  settlement_id: Type.String({ maxLength: 64 }),
+});
+
 /** `POST /admin/holders/{id}/corrections` (admins only). */
 export const CorrectionBody = Type.Object(
   { amount: AmountInput, currency: Currency, reason: Type.String({ minLength: 1, maxLength: 500 }) },
@@ -132,6 +138,16 @@ export const SettlementSchema = Type.Object({
   reference: Nullable(Type.String()),
   tx_hash: Nullable(Type.String()),
   reason: Nullable(Type.String()),
+  proof: Nullable(
+    Type.Object(
+      {
+        content_type: Type.String(),
+        size_bytes: Type.Integer(),
+        url: Type.String({ description: 'GET it (pool.read) to download the file' }),
+      },
+      { description: 'The proof file recorded with a settlement; null: the reference alone' },
+    ),
+  ),
   journal_id: Type.String(),
   created_by: Type.String(),
   created_at: Type.String(),

@@ -7,10 +7,16 @@ import { toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import { requisitesOfHolder, resumeRequisites, setRequisitesHolder } from '../requisites/index.js';
 import { booksOf, heldBy } from './holders-ledger.js';
-import { createHolderMoney } from './holders-money.js';
+import { createHolderMoney, type SettlementProofs } from './holders-money.js';
 import { assignPayout, holderOfPayout } from './holders-payouts.js';
 
-export type { CorrectionInput, SettlementInput, SucceededOrder } from './holders-money.js';
+export type {
+  CorrectionInput,
+  KeptProof,
+  SettlementInput,
+  SettlementProofs,
+  SucceededOrder,
+} from './holders-money.js';
 
 import {
   findHolder,
@@ -84,6 +90,8 @@ export function createHoldersService(deps: {
    * composition root); absent: shown as 0.
    */
   pendingOf?: (holderIds: string[]) => Promise<Map<string, string>>;
+  /** Where settlements' proof files are kept (the receipts' storage, through the composition root). */
+  proofs?: SettlementProofs;
 }) {
   const db = deps.database.db;
   const pendingOf = async (ids: string[]) =>
@@ -193,7 +201,7 @@ export function createHoldersService(deps: {
       });
     },
 
-    ...createHolderMoney({ db, clock: deps.clock, mustFind }),
+    ...createHolderMoney({ db, clock: deps.clock, mustFind, proofs: deps.proofs }),
 
     /** Gives a pending payout (checked by the payouts rail) to a holder, in its transaction: `assignPayout`. */
     assignPayout,

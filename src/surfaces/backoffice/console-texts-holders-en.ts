@@ -31,6 +31,8 @@ export const CONSOLE_HOLDERS_EN = {
   holderMethod_usdt: 'USDT',
   holderReference: 'Reference',
   holderTxHash: 'Transaction hash (USDT)',
+  holderProof: 'Proof file (PDF, JPEG, PNG)',
+  holderProofDownload: 'download',
   holderReason: 'Reason',
   holderMovements: 'Settlements and corrections',
   holderWhen: 'When',

@@ -31,6 +31,8 @@ export const CONSOLE_HOLDERS_RU = {
   holderMethod_usdt: 'USDT',
   holderReference: 'Основание',
   holderTxHash: 'Хеш транзакции (USDT)',
+  holderProof: 'Файл-подтверждение (PDF, JPEG, PNG)',
+  holderProofDownload: 'скачать',
   holderReason: 'Причина',
   holderMovements: 'Сдачи и корректировки',
   holderWhen: 'Когда',

@@ -84,7 +84,14 @@ export function holdersAdminRoutes(app: App, deps: { holders: HoldersService; up
       },
     },
     async (request) =>
-      ok(await holders.setRequisites(request.params.id, request.body.requisite_ids, actorOf(request))),
+      ok(
+        await holders.setRequisites(
+          request.params.id,
+          request.body.requisite_ids,
+          actorOf(request),
+          request.body.move ?? false,
+        ),
+      ),
   );
 
   settlementRoutes(app, deps);

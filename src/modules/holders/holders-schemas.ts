@@ -46,7 +46,15 @@ export const HolderPatchBody = Type.Object(
 
 /** `PUT /admin/holders/{id}/requisites`: the holder's requisites become exactly these. */
 export const HolderRequisitesBody = Type.Object(
-  { requisite_ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: 500 }) },
+  {
+    requisite_ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: 500 }),
+    move: Type.Optional(
+      Type.Boolean({
+        description:
+          'Move requisites that belong to another holder (default false: HOLDER_ASSIGNMENT_CONFLICT naming them)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 

@@ -40,15 +40,48 @@ export function holderPages(
     async (request, reply) => {
       const holder = await services.holders.get(request.params.id);
       const mine = new Set(holder.requisites.map((r) => r.id));
-      const phones = (await services.deviceAdmin.list()).filter((d) =>
-        d.requisite_ids.some((r) => mine.has(r)),
+      const devices = await services.deviceAdmin.list();
+      // The holder's phones: given to them, or confirming their requisites' orders.
+      const phones = devices.filter(
+        (d) => d.holder_id === holder.id || d.requisite_ids.some((r) => mine.has(r)),
       );
+      const others = devices.filter((d) => d.holder_id !== holder.id && d.state !== 'revoked');
       const lastSettlement = holder.settlements.find((s) => s.kind === 'settlement') ?? null;
-      return render(request, reply, 'holder.eta', { holder, phones, lastSettlement, methods: METHODS });
+      return render(request, reply, 'holder.eta', {
+        holder,
+        phones,
+        others,
+        lastSettlement,
+        methods: METHODS,
+      });
     },
   );
 
   settlementPages(pages, services, uploads);
+
+  // A phone given to this holder (docs/decisions.md "Assigning requisites and phones to holders"):
+  // another holder's moves only when the operator ticks "move"; the API's codes otherwise.
+  pages.post(
+    '/backoffice/holders/:id/devices',
+    {
+      preValidation: needs('pool.manage'),
+      schema: { params: IdParams, body: FormBody({ device_id: Field(), move: Field() }) },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const form = request.body;
+      const user = userOf(request);
+      return act(reply, `/backoffice/holders/${encodeURIComponent(id)}`, async () => {
+        await services.deviceAdmin.assignHolder(
+          str(form.device_id) ?? '',
+          id,
+          form.move === 'on',
+          user.actor,
+        );
+        return 'holderPhoneAssigned';
+      });
+    },
+  );
 
   pages.post(
     '/backoffice/holders/:id/corrections',

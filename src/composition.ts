@@ -146,6 +146,13 @@ export function createServices(deps: {
     database,
     clock,
     pendingOf: (ids) => orderQueries.holderPendingSums(database.db, ids),
+    // Settlements' proof files go through the receipts' checks and storage (docs/decisions.md
+    // "Settlement proofs"); `receipts` is built below and read only when a request comes.
+    proofs: {
+      keep: async (upload) => receipts.keepProof(upload),
+      remove: async (proof) => receipts.removeProof(proof),
+      open: (key) => deps.receiptStorage.open(key),
+    },
   });
   const lifecycle = createOrderLifecycle({
     successHooks: [webhooks.enqueueOnSuccess, holders.creditOnSuccess],

@@ -73,6 +73,11 @@ export const ERROR_STATUS = {
   HOLDER_PAYOUTS_NOT_ALLOWED: 409,
   /** ops: a holder acting on a payout given to another holder, or to none (docs/decisions.md "Payouts through holders"). */
   HOLDER_PAYOUT_MISMATCH: 409,
+  /**
+   * ops: a requisite or a phone that belongs to another holder, assigned without `move: true`
+   * (docs/decisions.md "Assigning requisites and phones to holders"); the details name each one and its holder.
+   */
+  HOLDER_ASSIGNMENT_CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

@@ -117,7 +117,12 @@ describe('admin API: holders, settlements and corrections', () => {
     const [a, b] = [await newHolder(), await newHolder()];
     const requisite = await addRequisite(t.app);
     await admin(t.app, 'PUT', `/admin/holders/${a.id}/requisites`, { requisite_ids: [requisite.id] });
-    await admin(t.app, 'PUT', `/admin/holders/${b.id}/requisites`, { requisite_ids: [requisite.id] });
+    // Another holder's requisite moves when asked to (docs/decisions.md "Assigning requisites and
+    // phones to holders").
+    await admin(t.app, 'PUT', `/admin/holders/${b.id}/requisites`, {
+      requisite_ids: [requisite.id],
+      move: true,
+    });
     const [ra, rb] = [
       await admin<Holder>(t.app, 'GET', `/admin/holders/${a.id}`),
       await admin<Holder>(t.app, 'GET', `/admin/holders/${b.id}`),

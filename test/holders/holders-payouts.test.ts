@@ -150,6 +150,38 @@ describe('holders: payouts sent from a holder card', () => {
       'ORDER_NOT_FOUND',
     );
   });
+
+  it('given but not sent: held and the room stay as they were; a failed payout posts nothing', async () => {
+    // docs/decisions.md "Payouts given but not sent": only a sent payout lowers what is held.
+    const holder = await admin<{ id: string }>(t.app, 'POST', '/admin/holders', {
+      name: 'Synthetic unsent',
+      payouts_allowed: true,
+      exposure_limit: '5000',
+    });
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, {
+      amount: '4000',
+      reason: 'opening',
+    });
+    const id = await payout(3000);
+    await admin(t.app, 'POST', `/admin/payouts/${id}/holder`, { holder_id: holder.id });
+    const given = await books(holder.id);
+    assert.equal(given.held, '4000');
+    assert.equal(given.paid_out, '0');
+    const read = await admin<{ blocked: boolean }>(t.app, 'GET', `/admin/holders/${holder.id}`);
+    assert.equal(read.blocked, false);
+    // What is held may still be settled in full while the payout waits.
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/settlements`, {
+      amount: '4000',
+      method: 'cash',
+      reference: 'synthetic full handover',
+    });
+    const failed = await adminRaw(t.app, 'POST', `/admin/orders/${id}/cancel`, {
+      reason: 'synthetic failure',
+    });
+    assert.equal(failed.statusCode, 200, failed.body);
+    const after = await books(holder.id);
+    assert.deepEqual([after.held, after.paid_out, after.settled], ['0', '0', '4000']);
+  });
 });
 
 const ADMIN = 'test-admin-token-0123456789abcdef';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
 // Tables of the holders module: only src/modules/holders/ reads and writes them (docs/architecture.md).
@@ -73,6 +73,15 @@ export const holderSettlements = pgTable(
     reference: text('reference'),
     txHash: text('tx_hash'),
     reason: text('reason'),
+    /**
+     * The settlement's proof file (docs/decisions.md "Settlement proofs"), kept in the receipts'
+     * storage under this key (never a path from the upload); null: the reference alone.
+     */
+    proofKey: text('proof_key'),
+    /** The proof's sniffed type (application/pdf, image/jpeg, image/png). */
+    proofContentType: text('proof_content_type'),
+    /** The proof's size, bytes. */
+    proofSize: integer('proof_size'),
     journalId: uuid('journal_id').notNull(),
     createdBy: text('created_by').notNull(),
     createdAt: createdAt(),
@@ -85,6 +94,11 @@ export const holderSettlements = pgTable(
       sql`${t.method} IS NULL OR ${t.method} IN ('bank_transfer', 'cash', 'usdt')`,
     ),
     check('holder_settlements_amount_ck', sql`${t.amount} <> 0`),
+    // A proof is a settlement's, and whole: its key, type and size together.
+    check(
+      'holder_settlements_proof_ck',
+      sql`(${t.proofKey} IS NULL AND ${t.proofContentType} IS NULL AND ${t.proofSize} IS NULL) OR (${t.kind} = 'settlement' AND ${t.proofKey} IS NOT NULL AND ${t.proofContentType} IS NOT NULL AND ${t.proofSize} IS NOT NULL)`,
+    ),
   ],
 );
 

@@ -1,7 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { isMultipart, type UploadReader } from '../../http/multipart.js';
 import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
+import { invalidField } from '../../lib/errors.js';
 import { STATEMENT_CSV_COLUMNS } from '../ledger/index.js';
 import {
   CorrectionBody,
@@ -15,10 +18,11 @@ import {
   HolderSchema,
   MovementSchema,
   SettlementBody,
+  SettlementProofParams,
   StatementQuery,
   StatementSchema,
 } from './holders-schemas.js';
-import type { HoldersService } from './holders-service.js';
+import type { HoldersService, SettlementInput } from './holders-service.js';
 
 const tags = ['admin'];
 
@@ -26,7 +30,7 @@ const tags = ['admin'];
  * Admin API of holders (docs/api.md "Holders"; docs/decisions.md "Holders' money"): reads need
  * `pool.read`, writes `pool.manage`, corrections the admin role.
  */
-export function holdersAdminRoutes(app: App, deps: { holders: HoldersService }) {
+export function holdersAdminRoutes(app: App, deps: { holders: HoldersService; uploads: UploadReader }) {
   const { holders } = deps;
   const ok = <T>(data: T) => ({ success: true as const, data });
 
@@ -80,21 +84,17 @@ export function holdersAdminRoutes(app: App, deps: { holders: HoldersService }) 
       },
     },
     async (request) =>
-      ok(await holders.setRequisites(request.params.id, request.body.requisite_ids, actorOf(request))),
+      ok(
+        await holders.setRequisites(
+          request.params.id,
+          request.body.requisite_ids,
+          actorOf(request),
+          request.body.move ?? false,
+        ),
+      ),
   );
 
-  app.post(
-    '/admin/holders/:id/settlements',
-    {
-      schema: {
-        tags,
-        params: HolderIdParams,
-        body: SettlementBody,
-        response: { 200: Envelope(MovementSchema), ...errorResponses },
-      },
-    },
-    async (request) => ok(await holders.settle(request.params.id, request.body, actorOf(request))),
-  );
+  settlementRoutes(app, deps);
 
   app.post(
     '/admin/holders/:id/corrections',
@@ -140,4 +140,75 @@ export function holdersAdminRoutes(app: App, deps: { holders: HoldersService }) 
         .send(csvStream(STATEMENT_CSV_COLUMNS, rows));
     },
   );
+}
+
+/**
+ * `POST /admin/holders/{id}/settlements` (JSON, or multipart with the proof file as `proof`) and
+ * the download of a settlement's proof (docs/decisions.md "Settlement proofs").
+ */
+function settlementRoutes(app: App, deps: { holders: HoldersService; uploads: UploadReader }) {
+  const ok = <T>(data: T) => ({ success: true as const, data });
+  app.post(
+    '/admin/holders/:id/settlements',
+    {
+      schema: {
+        tags,
+        summary: 'Record a settlement (JSON, or multipart with the proof file as `proof`)',
+        params: HolderIdParams,
+        // Checked in full by `checkedSettlement` (a multipart body has no JSON to check here).
+        body: Type.Optional(Type.Partial(SettlementBody)),
+        response: { 200: Envelope(MovementSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      if (!isMultipart(request)) {
+        const input = checkedSettlement(request.body ?? {});
+        return ok(await deps.holders.settle(request.params.id, input, actorOf(request)));
+      }
+      const upload = await deps.uploads.read(request.parts(), 'proof');
+      try {
+        const input = checkedSettlement(presentFields(upload.fields));
+        return ok(await deps.holders.settle(request.params.id, input, actorOf(request), upload));
+      } finally {
+        await deps.uploads.discard(upload);
+      }
+    },
+  );
+
+  app.get(
+    '/admin/holders/:id/settlements/:settlement_id/proof',
+    {
+      schema: {
+        tags,
+        summary: "A settlement's proof file (its stored type)",
+        params: SettlementProofParams,
+      },
+    },
+    async (request, reply) => {
+      const file = await deps.holders.settlementProof(request.params.id, request.params.settlement_id);
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-length', String(file.size))
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .header('x-content-type-options', 'nosniff')
+        .send(file.stream);
+    },
+  );
+}
+
+/** A multipart form's settlement fields that are not blank (a browser sends an empty tx_hash). */
+function presentFields(fields: Record<string, string>): Record<string, string> {
+  const body: Record<string, string> = {};
+  for (const key of ['amount', 'currency', 'method', 'reference', 'tx_hash']) {
+    const v = fields[key]?.trim();
+    if (v) body[key] = v;
+  }
+  return body;
+}
+
+/** A settlement body checked against `SettlementBody`: VALIDATION_ERROR naming the first field that does not fit. */
+function checkedSettlement(body: unknown): SettlementInput {
+  const first = Value.Errors(SettlementBody, body).First();
+  if (first) throw invalidField(first.path.replace(/^\//, '') || 'body', first.message);
+  return body as SettlementInput;
 }

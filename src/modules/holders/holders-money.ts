@@ -3,17 +3,20 @@
  * statement and the books, and the lifecycle's success hook that posts what a holder's card
  * received. Every figure is a ledger sum; every write is audited.
  */
+import type { Readable } from 'node:stream';
 import { v4 as uuidv4 } from 'uuid';
 import type { Db, Executor } from '../../db/database.js';
+import type { MultipartUpload } from '../../http/multipart.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
+import { isUuid } from '../../lib/ids.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import { holderOfRequisite } from '../requisites/index.js';
 import { booksOf, heldBy, postHolderMovement, postHolderReceipt } from './holders-ledger.js';
 import { postHolderPayout } from './holders-payouts.js';
-import { findHolder, type HolderRow, insertSettlement } from './holders-repository.js';
+import { findHolder, findSettlement, type HolderRow, insertSettlement } from './holders-repository.js';
 import { checkSettlement, parseAmount } from './holders-rules.js';
 import { applyStanding, HOLDER_CURRENCY } from './holders-standing.js';
 import { holderStatement, statementCsvRows, statementPeriod } from './holders-statement.js';
@@ -44,12 +47,49 @@ export interface SucceededOrder {
   test: boolean;
 }
 
+/** A settlement's proof file once kept: its storage key, sniffed type and size in bytes. */
+export interface KeptProof {
+  id: string;
+  contentType: string;
+  size: number;
+}
+
+/**
+ * Where settlements' proof files are kept (docs/decisions.md "Settlement proofs"): the receipts'
+ * storage and content checks, handed in by the composition root (the receipts rail ranks above).
+ * `keep` checks the spooled file (RECEIPT_TOO_LARGE, RECEIPT_UNSUPPORTED_FORMAT,
+ * RECEIPT_CONTENT_MISMATCH; the spool removed) and keeps it under a new key; `remove` deletes a kept
+ * file whose row was not written; `open` reads one back.
+ */
+export interface SettlementProofs {
+  keep(upload: MultipartUpload): Promise<KeptProof | undefined>;
+  remove(proof: KeptProof): Promise<void>;
+  open(key: string): Promise<{ stream: Readable; size: number }>;
+}
+
 /** What the money operations share with the holders service. */
 export interface MoneyContext {
   db: Db;
   clock: Clock;
   /** The holder, locked when asked; NOT_FOUND otherwise. */
   mustFind(ex: Executor, id: string, lock?: boolean): Promise<HolderRow>;
+  /** Proof files of settlements; absent: a settlement with a file is refused (VALIDATION_ERROR). */
+  proofs?: SettlementProofs | undefined;
+}
+
+/** Checks the settlement's fields (before any file is kept): the amount as a positive decimal. */
+function checkSettlementInput(input: SettlementInput) {
+  const amount = parseAmount(input.amount, 'amount', 'positive');
+  if (input.method === 'usdt' && !input.tx_hash) throw invalidField('tx_hash', 'is required for usdt');
+  if (!input.reference.trim()) throw invalidField('reference', 'must not be blank');
+  return amount;
+}
+
+/** Keeps the upload's file as a proof, or undefined when it carries none. */
+async function keepProof(ctx: MoneyContext, upload: MultipartUpload | undefined) {
+  if (!upload?.file) return undefined;
+  if (!ctx.proofs) throw invalidField('proof', 'proof files are not accepted here');
+  return ctx.proofs.keep(upload);
 }
 
 /** The money half of the holders service, over `ctx`. */
@@ -59,26 +99,47 @@ export function createHolderMoney(ctx: MoneyContext) {
     /**
      * Records money the holder handed over: at most what they hold (SETTLEMENT_EXCEEDS_HELD), a
      * positive amount (INVALID_AMOUNT); a USDT settlement names its transaction hash. The holder's
-     * row is locked so that two settlements cannot both pass the check. Audited.
+     * row is locked before what they hold is read, so that parallel settlements are checked one
+     * after another (docs/decisions.md "Settlements in parallel"). `upload`'s file, when there is
+     * one, is the proof (`SettlementProofs.keep`'s codes): checked and kept before the transaction,
+     * removed again when the row is not written. Audited.
      */
-    async settle(id: string, input: SettlementInput, actor: AdminActor) {
-      const amount = parseAmount(input.amount, 'amount', 'positive');
-      if (input.method === 'usdt' && !input.tx_hash) throw invalidField('tx_hash', 'is required for usdt');
-      if (!input.reference.trim()) throw invalidField('reference', 'must not be blank');
+    async settle(id: string, input: SettlementInput, actor: AdminActor, upload?: MultipartUpload) {
+      const amount = checkSettlementInput(input);
       const currency = input.currency ?? HOLDER_CURRENCY;
-      return db.transaction(async (tx) => {
-        await ctx.mustFind(tx, id, true);
-        checkSettlement(await heldBy(tx, id, currency), amount);
-        return recordMovement(ctx, tx, id, actor, {
-          kind: 'settlement',
-          currency,
-          amount,
-          method: input.method,
-          reference: input.reference,
-          txHash: input.tx_hash ?? null,
-          reason: null,
+      const proof = await keepProof(ctx, upload);
+      try {
+        return await db.transaction(async (tx) => {
+          await ctx.mustFind(tx, id, true);
+          checkSettlement(await heldBy(tx, id, currency), amount);
+          return recordMovement(ctx, tx, id, actor, {
+            kind: 'settlement',
+            currency,
+            amount,
+            method: input.method,
+            reference: input.reference,
+            txHash: input.tx_hash ?? null,
+            reason: null,
+            proof,
+          });
         });
-      });
+      } catch (err) {
+        if (proof) await ctx.proofs?.remove(proof);
+        throw err;
+      }
+    },
+
+    /**
+     * A settlement's proof file to download: its stream, size, type and a file name. NOT_FOUND when
+     * the holder, the settlement (of this holder) or its proof is missing.
+     */
+    async settlementProof(id: string, settlementId: string) {
+      const row = isUuid(settlementId) ? await findSettlement(db, id, settlementId) : undefined;
+      if (!row?.proofKey || !row.proofContentType || !ctx.proofs) throw new AppError('NOT_FOUND');
+      const { stream, size } = await ctx.proofs.open(row.proofKey);
+      const ext =
+        row.proofContentType === 'image/jpeg' ? 'jpg' : (row.proofContentType.split('/')[1] ?? 'bin');
+      return { stream, size, contentType: row.proofContentType, filename: `settlement-${row.id}.${ext}` };
     },
 
     /**
@@ -99,6 +160,7 @@ export function createHolderMoney(ctx: MoneyContext) {
           reference: null,
           txHash: null,
           reason: input.reason.trim(),
+          proof: undefined,
         });
       });
     },
@@ -177,6 +239,7 @@ async function recordMovement(
     reference: string | null;
     txHash: string | null;
     reason: string | null;
+    proof: KeptProof | undefined;
   },
 ) {
   const rowId = uuidv4();
@@ -199,6 +262,9 @@ async function recordMovement(
     reference: m.reference,
     txHash: m.txHash,
     reason: m.reason,
+    proofKey: m.proof?.id ?? null,
+    proofContentType: m.proof?.contentType ?? null,
+    proofSize: m.proof?.size ?? null,
     journalId,
     createdBy: actor.name,
     createdAt: new Date(ctx.clock.now()),

@@ -57,3 +57,17 @@ export async function listSettlements(
 
 /** The table whose rows every holder's success rewrites (held_rub): vacuumed by the service (docs/decisions.md "The requisite claim under load"). */
 export const holdersHotTable = getTableName(holders);
+
+/** The settlement or correction `id` of the holder `holderId`, or undefined. */
+export async function findSettlement(
+  ex: Executor,
+  holderId: string,
+  id: string,
+): Promise<SettlementRow | undefined> {
+  return (
+    await ex
+      .select()
+      .from(holderSettlements)
+      .where(and(eq(holderSettlements.id, id), eq(holderSettlements.holderId, holderId)))
+  )[0];
+}

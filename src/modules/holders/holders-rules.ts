@@ -132,3 +132,27 @@ export function overLimit(
   if (limit === null) return false;
   return held.plus(pending).gt(limit.plus(deposit ?? 0));
 }
+
+/**
+ * The things of `owners` (id -> its holder, null: none) that belong to a holder other than
+ * `holderId`, as [id, holder] pairs: what an assignment would move from another holder.
+ */
+export function otherHolders(owners: Map<string, string | null>, holderId: string): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  for (const [id, owner] of owners) if (owner !== null && owner !== holderId) out.push([id, owner]);
+  return out;
+}
+
+/**
+ * HOLDER_ASSIGNMENT_CONFLICT for things that belong to other holders (docs/decisions.md "Assigning
+ * requisites and phones to holders"): one detail per thing, naming its holder and how to move it.
+ */
+export function assignmentConflict(field: string, moved: Array<[string, string]>): AppError {
+  return new AppError(
+    'HOLDER_ASSIGNMENT_CONFLICT',
+    moved.map(([id, owner]) => ({
+      field,
+      problem: `${id} belongs to holder ${owner}: send move: true to move it`,
+    })),
+  );
+}

@@ -46,7 +46,15 @@ export const HolderPatchBody = Type.Object(
 
 /** `PUT /admin/holders/{id}/requisites`: the holder's requisites become exactly these. */
 export const HolderRequisitesBody = Type.Object(
-  { requisite_ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: 500 }) },
+  {
+    requisite_ids: Type.Array(Type.String({ format: 'uuid' }), { maxItems: 500 }),
+    move: Type.Optional(
+      Type.Boolean({
+        description:
+          'Move requisites that belong to another holder (default false: HOLDER_ASSIGNMENT_CONFLICT naming them)',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -63,6 +71,12 @@ export const SettlementBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** `GET /admin/holders/{id}/settlements/{settlement_id}/proof`. */
+export const SettlementProofParams = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  settlement_id: Type.String({ maxLength: 64 }),
+});
 
 /** `POST /admin/holders/{id}/corrections` (admins only). */
 export const CorrectionBody = Type.Object(
@@ -132,6 +146,16 @@ export const SettlementSchema = Type.Object({
   reference: Nullable(Type.String()),
   tx_hash: Nullable(Type.String()),
   reason: Nullable(Type.String()),
+  proof: Nullable(
+    Type.Object(
+      {
+        content_type: Type.String(),
+        size_bytes: Type.Integer(),
+        url: Type.String({ description: 'GET it (pool.read) to download the file' }),
+      },
+      { description: 'The proof file recorded with a settlement; null: the reference alone' },
+    ),
+  ),
   journal_id: Type.String(),
   created_by: Type.String(),
   created_at: Type.String(),

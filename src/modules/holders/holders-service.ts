@@ -5,12 +5,23 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { toDbAmount } from '../../lib/money.js';
 import { writeAudit } from '../../platform/audit/index.js';
-import { requisitesOfHolder, resumeRequisites, setRequisitesHolder } from '../requisites/index.js';
+import {
+  lockRequisiteHolders,
+  requisitesOfHolder,
+  resumeRequisites,
+  setRequisitesHolder,
+} from '../requisites/index.js';
 import { booksOf, heldBy } from './holders-ledger.js';
-import { createHolderMoney } from './holders-money.js';
+import { createHolderMoney, type SettlementProofs } from './holders-money.js';
 import { assignPayout, holderOfPayout } from './holders-payouts.js';
 
-export type { CorrectionInput, SettlementInput, SucceededOrder } from './holders-money.js';
+export type {
+  CorrectionInput,
+  KeptProof,
+  SettlementInput,
+  SettlementProofs,
+  SucceededOrder,
+} from './holders-money.js';
 
 import {
   findHolder,
@@ -21,7 +32,7 @@ import {
   type NewHolderRow,
   updateHolder,
 } from './holders-repository.js';
-import { parseAmount, parsePercent } from './holders-rules.js';
+import { assignmentConflict, otherHolders, parseAmount, parsePercent } from './holders-rules.js';
 import { applyStanding, HOLDER_CURRENCY, holderBlocked } from './holders-standing.js';
 import { holderRequisiteView, holderView, settlementView } from './holders-views.js';
 
@@ -84,6 +95,8 @@ export function createHoldersService(deps: {
    * composition root); absent: shown as 0.
    */
   pendingOf?: (holderIds: string[]) => Promise<Map<string, string>>;
+  /** Where settlements' proof files are kept (the receipts' storage, through the composition root). */
+  proofs?: SettlementProofs;
 }) {
   const db = deps.database.db;
   const pendingOf = async (ids: string[]) =>
@@ -164,19 +177,24 @@ export function createHoldersService(deps: {
     },
 
     /**
-     * The holder's requisites become exactly `requisiteIds`: those listed move to this holder (from
-     * any other), the holder's others get none; all of them then follow this holder's standing
-     * (`applyStanding`). VALIDATION_ERROR when one does not exist. Audited.
+     * The holder's requisites become exactly `requisiteIds`; the holder's others get none; all of
+     * them then follow this holder's standing (`applyStanding`). A requisite of another holder moves
+     * only with `move` (docs/decisions.md "Assigning requisites and phones to holders"):
+     * HOLDER_ASSIGNMENT_CONFLICT otherwise, naming each and its holder, nothing written.
+     * VALIDATION_ERROR when one does not exist. Audited, with the holders they moved from.
      */
-    async setRequisites(id: string, requisiteIds: string[], actor: AdminActor) {
+    async setRequisites(id: string, requisiteIds: string[], actor: AdminActor, move = false) {
       const ids = [...new Set(requisiteIds)];
       return db.transaction(async (tx) => {
         await mustFind(tx, id, true);
         const before = (await requisitesOfHolder(tx, id)).map((r) => r.id);
-        const set = await setRequisitesHolder(tx, ids, id, now());
-        const missing = ids.filter((r) => !set.includes(r));
+        const holdersNow = await lockRequisiteHolders(tx, ids);
+        const missing = ids.filter((r) => !holdersNow.has(r));
         if (missing.length > 0)
           throw invalidField('requisite_ids', `unknown requisites: ${missing.join(', ')}`);
+        const movedFrom = otherHolders(holdersNow, id);
+        if (movedFrom.length > 0 && !move) throw assignmentConflict('requisite_ids', movedFrom);
+        await setRequisitesHolder(tx, ids, id, now());
         const removed = before.filter((r) => !ids.includes(r));
         await setRequisitesHolder(tx, removed, null, now());
         // A requisite's pause for its holder's standing goes with the holder it leaves.
@@ -187,13 +205,13 @@ export function createHoldersService(deps: {
           targetType: 'holder',
           targetId: id,
           before: { requisite_ids: before },
-          after: { requisite_ids: ids },
+          after: { requisite_ids: ids, moved_from: Object.fromEntries(movedFrom) },
         });
         return (await requisitesOfHolder(tx, id)).map(holderRequisiteView);
       });
     },
 
-    ...createHolderMoney({ db, clock: deps.clock, mustFind }),
+    ...createHolderMoney({ db, clock: deps.clock, mustFind, proofs: deps.proofs }),
 
     /** Gives a pending payout (checked by the payouts rail) to a holder, in its transaction: `assignPayout`. */
     assignPayout,

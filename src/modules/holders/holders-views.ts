@@ -36,6 +36,14 @@ export function settlementView(row: SettlementRow) {
     reference: row.reference,
     tx_hash: row.txHash,
     reason: row.reason,
+    proof:
+      row.proofKey && row.proofContentType
+        ? {
+            content_type: row.proofContentType,
+            size_bytes: row.proofSize ?? 0,
+            url: `/admin/holders/${row.holderId}/settlements/${row.id}/proof`,
+          }
+        : null,
     journal_id: row.journalId,
     created_by: row.createdBy,
     created_at: row.createdAt.toISOString(),

@@ -5,7 +5,12 @@
  */
 export { holdersAdminRoutes } from './holders-admin-routes.js';
 export { holderClaimGate } from './holders-exposure.js';
-export { holdersHotTable } from './holders-repository.js';
-export { HOLDER_ACCOUNTS, HOLDER_KINDS, type HolderBooks } from './holders-rules.js';
-export { createHoldersService, type HoldersService, type SucceededOrder } from './holders-service.js';
+export { findHolder, type HolderRow, holdersHotTable } from './holders-repository.js';
+export { assignmentConflict, HOLDER_ACCOUNTS, HOLDER_KINDS, type HolderBooks } from './holders-rules.js';
+export {
+  createHoldersService,
+  type HoldersService,
+  type SettlementProofs,
+  type SucceededOrder,
+} from './holders-service.js';
 export { HOLDER_CURRENCY } from './holders-standing.js';

@@ -32,7 +32,10 @@ export type TakeOffer = (
   merchant: MerchantRow,
 ) => Promise<{
   amount: string;
-  requisite: Pick<PickedRequisite, 'id' | 'address' | 'bank' | 'holderName' | 'emv' | 'currency'>;
+  requisite: Pick<
+    PickedRequisite,
+    'id' | 'address' | 'bank' | 'holderName' | 'emv' | 'currency' | 'holderId'
+  >;
 }>;
 
 /**
@@ -123,6 +126,10 @@ export function createFiatPayinFlow(deps: {
         const payable = Number(taken.amount);
         checkLimits(merchant, cmd.type, payable);
         if (cmd.currency === 'RUB') await lockRubAmounts(tx, false);
+        // An offer's requisite keeps its holder's limit and status like the claim's (docs/decisions.md
+        // "Offers and the holder's room"); refusing rolls the offer back to open.
+        const room = await claim.holderRoom(tx, taken.requisite.holderId, money(payable), cmd.currency);
+        if (!room) throw new AppError('REQUISITES_NOT_FOUND');
         // A pool order's amount is the offer's (docs/decisions.md section 23).
         return insertAssignedOrder(tx, {
           ...rowFor(payable, payable),

@@ -218,7 +218,10 @@ export function createClaim(db: Db, gate?: HolderGate) {
   };
   /** takeRequisite with this claim's holder gate, inside the caller's transaction. */
   const take = (ex: Executor, input: PickInput) => takeRequisite(ex, input, gate);
-  return Object.assign(claim, { take });
+  /** holderHasRoom with this claim's holder gate, inside the caller's transaction. */
+  const holderRoom = (ex: Executor, holderId: string | null, amount: Decimal, currency: string) =>
+    holderHasRoom(ex, gate, { holderId, amount, currency });
+  return Object.assign(claim, { take, holderRoom });
 }
 
 export type Claim = ReturnType<typeof createClaim>;
@@ -278,6 +281,31 @@ export async function takeRequisite(
     rejected.push(picked.id);
   }
   return undefined;
+}
+
+/**
+ * Whether a requisite chosen outside the claim (a pool offer, docs/decisions.md section 23) may take
+ * an order of `amount` for its holder (docs/decisions.md "Offers and the holder's room"): true when it
+ * has no holder or there is no gate; otherwise the holder's exposure lock is taken (the same lock and
+ * order as `takeRequisite`: after the RUB amounts lock) and the claim's own room condition is read
+ * with a fresh statement, so that a suspended holder, or one whose held + pending + amount would pass
+ * exposure_limit + security_deposit, gets none.
+ */
+export async function holderHasRoom(
+  ex: Executor,
+  gate: HolderGate | undefined,
+  input: { holderId: string | null; amount: Decimal; currency: string },
+): Promise<boolean> {
+  if (!gate || !input.holderId) return true;
+  await gate.lock(ex, input.holderId);
+  const holderId = sql`${input.holderId}::uuid`;
+  const room = gate.room({
+    holderId,
+    amount: sql`${toDbAmount(input.amount)}`,
+    currency: sql`${input.currency}`,
+    pending: pendingOfHolder(holderId),
+  });
+  return rowsOf<{ ok: boolean }>(await ex.execute(sql`SELECT ${room} AS ok`))[0]?.ok === true;
 }
 
 interface RawPick {

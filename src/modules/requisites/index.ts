@@ -6,6 +6,7 @@
 export {
   type HolderRequisite,
   holderOfRequisite,
+  lockRequisiteHolders,
   requisitesOfHolder,
   setRequisitesHolder,
 } from './requisite-holders.js';

@@ -27,6 +27,21 @@ export async function holderOfRequisite(ex: Executor, requisiteId: string): Prom
 }
 
 /**
+ * The holders of the requisites of `ids` that exist (null: none), their rows locked FOR UPDATE in id
+ * order until the caller's transaction ends, so that a parallel assignment cannot move one unseen.
+ */
+export async function lockRequisiteHolders(ex: Executor, ids: string[]): Promise<Map<string, string | null>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ex
+    .select({ id: requisites.id, holderId: requisites.holderId })
+    .from(requisites)
+    .where(inArray(requisites.id, ids))
+    .orderBy(requisites.id)
+    .for('update');
+  return new Map(rows.map((r) => [r.id, r.holderId]));
+}
+
+/**
  * Gives the requisites of `ids` to `holderId` (null: to nobody). Answers the ids that exist and were
  * set; the caller compares them with what it asked for.
  */

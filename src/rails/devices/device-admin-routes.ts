@@ -71,6 +71,39 @@ function lifecycleRoutes(app: App, deps: Deps) {
     async (request) =>
       ok(await deps.admin.bind(request.params.id, request.body.requisite_ids, actorOf(request))),
   );
+  app.put(
+    '/admin/devices/:id/holder',
+    {
+      schema: {
+        tags: ['admin'],
+        summary:
+          "Give the phone to a holder (null: to none); another holder's phone moves only with move: true",
+        params: Id,
+        body: Type.Object(
+          {
+            holder_id: Type.Union([Type.String({ maxLength: 64 }), Type.Null()]),
+            move: Type.Optional(Type.Boolean({ description: 'Move it from the holder it belongs to' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          200: Envelope(
+            Type.Object({ id: Type.String(), holder_id: Type.Union([Type.String(), Type.Null()]) }),
+          ),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) =>
+      ok(
+        await deps.admin.assignHolder(
+          request.params.id,
+          request.body.holder_id,
+          request.body.move ?? false,
+          actorOf(request),
+        ),
+      ),
+  );
   app.post(
     '/admin/devices/:id/rotate',
     {

@@ -7,6 +7,7 @@ import { isUuid } from '../../lib/ids.js';
 import { type SecretBox, sha256Hex } from '../../lib/secrets.js';
 import { countRequisites, resumeRequisites } from '../../modules/requisites/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
+import { assignDeviceHolder } from './device-holder.js';
 import { paidPayinsOn } from './device-order-reads.js';
 import {
   type DeviceSecrets,
@@ -214,6 +215,10 @@ function holdingSteps(deps: DeviceAdminDeps) {
       });
     },
 
+    /** Gives a device to a holder, or to none: `assignDeviceHolder`. */
+    assignHolder: (id: string, holderId: string | null, move: boolean, actor: AdminActor) =>
+      assignDeviceHolder(database, { id, holderId, move, actor }),
+
     /** Every device with its state, health, requisites and warnings, oldest first. */
     async list() {
       const now = new Date(clock.now());
@@ -254,6 +259,7 @@ function deviceView(
   return {
     id: d.id,
     name: d.name,
+    holder_id: d.holderId,
     state,
     last_seen_at: d.lastSeenAt?.toISOString() ?? null,
     last_heartbeat_at: d.lastHeartbeatAt?.toISOString() ?? null,

@@ -43,6 +43,7 @@ export const DeviceCreatedSchema = Type.Object({
 export const DeviceSchema = Type.Object({
   id: Type.String(),
   name: Type.String(),
+  holder_id: Nullable(Type.String({ description: 'The holder whose phone it is; null: not assigned' })),
   state: Type.Union(
     ['never_seen', 'online', 'stale', 'offline', 'revoked'].map((s) => Type.Literal(s)),
     {

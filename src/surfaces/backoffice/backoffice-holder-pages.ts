@@ -1,6 +1,14 @@
+import { Type } from '@sinclair/typebox';
+import { isMultipart, type MultipartUpload, type UploadReader } from '../../http/multipart.js';
 import type { App } from '../../http/schemas.js';
-import { Field, FormBody, IdParams } from '../../platform/sessions/index.js';
-import { needs, userOf } from './backoffice-session.js';
+import {
+  Field,
+  FormBody,
+  IdParams,
+  PathParam,
+  type SessionRouteConfig,
+} from '../../platform/sessions/index.js';
+import { checkCsrf, needs, userOf } from './backoffice-session.js';
 import { act } from './console-messages.js';
 import { render, str } from './console-pages.js';
 import type { ConsoleServices } from './console-services.js';
@@ -15,7 +23,11 @@ const METHODS = ['bank_transfer', 'cash', 'usdt'] as const;
  * service and permissions as the admin API: reads `pool.read`, settlements `pool.manage`,
  * corrections the admin role (the service refuses any other).
  */
-export function holderPages(pages: App, services: Pick<ConsoleServices, 'holders' | 'deviceAdmin'>) {
+export function holderPages(
+  pages: App,
+  services: Pick<ConsoleServices, 'holders' | 'deviceAdmin'>,
+  uploads: UploadReader,
+) {
   pages.get('/backoffice/holders', { preValidation: needs('pool.read') }, async (request, reply) => {
     const list = await services.holders.list();
     const near = new Map(holdersAtLimit(list).map((h) => [h.id, h]));
@@ -28,36 +40,45 @@ export function holderPages(pages: App, services: Pick<ConsoleServices, 'holders
     async (request, reply) => {
       const holder = await services.holders.get(request.params.id);
       const mine = new Set(holder.requisites.map((r) => r.id));
-      const phones = (await services.deviceAdmin.list()).filter((d) =>
-        d.requisite_ids.some((r) => mine.has(r)),
+      const devices = await services.deviceAdmin.list();
+      // The holder's phones: given to them, or confirming their requisites' orders.
+      const phones = devices.filter(
+        (d) => d.holder_id === holder.id || d.requisite_ids.some((r) => mine.has(r)),
       );
+      const others = devices.filter((d) => d.holder_id !== holder.id && d.state !== 'revoked');
       const lastSettlement = holder.settlements.find((s) => s.kind === 'settlement') ?? null;
-      return render(request, reply, 'holder.eta', { holder, phones, lastSettlement, methods: METHODS });
+      return render(request, reply, 'holder.eta', {
+        holder,
+        phones,
+        others,
+        lastSettlement,
+        methods: METHODS,
+      });
     },
   );
 
-  const settlementForm = FormBody({ amount: Field(), method: Field(), reference: Field(), tx_hash: Field() });
+  settlementPages(pages, services, uploads);
+
+  // A phone given to this holder (docs/decisions.md "Assigning requisites and phones to holders"):
+  // another holder's moves only when the operator ticks "move"; the API's codes otherwise.
   pages.post(
-    '/backoffice/holders/:id/settlements',
-    { preValidation: needs('pool.manage'), schema: { params: IdParams, body: settlementForm } },
+    '/backoffice/holders/:id/devices',
+    {
+      preValidation: needs('pool.manage'),
+      schema: { params: IdParams, body: FormBody({ device_id: Field(), move: Field() }) },
+    },
     async (request, reply) => {
       const { id } = request.params;
       const form = request.body;
       const user = userOf(request);
       return act(reply, `/backoffice/holders/${encodeURIComponent(id)}`, async () => {
-        const method = METHODS.find((m) => m === form.method) ?? 'bank_transfer';
-        const txHash = str(form.tx_hash);
-        await services.holders.settle(
+        await services.deviceAdmin.assignHolder(
+          str(form.device_id) ?? '',
           id,
-          {
-            amount: str(form.amount) ?? '',
-            method,
-            reference: str(form.reference) ?? '',
-            ...(txHash ? { tx_hash: txHash } : {}),
-          },
+          form.move === 'on',
           user.actor,
         );
-        return { key: 'holderSettled', values: { amount: str(form.amount) ?? '' } };
+        return 'holderPhoneAssigned';
       });
     },
   );
@@ -82,4 +103,71 @@ export function holderPages(pages: App, services: Pick<ConsoleServices, 'holders
       });
     },
   );
+}
+
+/**
+ * A settlement from the holder's page (multipart: its proof file as `proof`, the CSRF field read from
+ * the parts after the permission), and the download of a settlement's proof (docs/decisions.md
+ * "Settlement proofs"; `pool.read`, like the page).
+ */
+function settlementPages(pages: App, services: Pick<ConsoleServices, 'holders'>, uploads: UploadReader) {
+  pages.post(
+    '/backoffice/holders/:id/settlements',
+    {
+      preValidation: needs('pool.manage'),
+      schema: { params: IdParams },
+      config: { csrfInParts: true } satisfies SessionRouteConfig,
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      // A urlencoded post (no file) is read the same way: its fields and its CSRF field.
+      const upload: MultipartUpload = isMultipart(request)
+        ? await uploads.read(request.parts(), 'proof')
+        : { orderId: undefined, fields: textFields(request.body), file: undefined };
+      try {
+        checkCsrf(request, upload.fields._csrf);
+        const form = upload.fields;
+        const user = userOf(request);
+        return await act(reply, `/backoffice/holders/${encodeURIComponent(id)}`, async () => {
+          const method = METHODS.find((m) => m === form.method) ?? 'bank_transfer';
+          const txHash = str(form.tx_hash);
+          const input = {
+            amount: str(form.amount) ?? '',
+            method,
+            reference: str(form.reference) ?? '',
+            ...(txHash ? { tx_hash: txHash } : {}),
+          };
+          await services.holders.settle(id, input, user.actor, upload);
+          return { key: 'holderSettled', values: { amount: str(form.amount) ?? '' } };
+        });
+      } finally {
+        await uploads.discard(upload);
+      }
+    },
+  );
+
+  pages.get(
+    '/backoffice/holders/:id/settlements/:settlement_id/proof',
+    {
+      preValidation: needs('pool.read'),
+      schema: { params: Type.Object({ id: PathParam, settlement_id: PathParam }) },
+    },
+    async (request, reply) => {
+      const file = await services.holders.settlementProof(request.params.id, request.params.settlement_id);
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .send(file.stream);
+    },
+  );
+}
+
+/** The string fields of a urlencoded body (anything else dropped). */
+function textFields(body: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (typeof body !== 'object' || body === null) return out;
+  for (const [k, v] of Object.entries(body)) if (typeof v === 'string') out[k] = v;
+  return out;
 }

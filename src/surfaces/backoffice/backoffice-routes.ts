@@ -135,7 +135,7 @@ export function backofficeRoutes(
       operatorPages(pages, services);
       devicePages(pages, services);
       rulePages(pages, services);
-      holderPages(pages, services);
+      holderPages(pages, services, deps.uploads);
       appealPages(pages, services);
       chainPages(pages, services);
     });

@@ -31,6 +31,7 @@ export const CONSOLE_SETUP_EN = {
   flash_payoutSent: 'Payout marked sent.',
   flash_holderSettled: 'Settlement of {amount} recorded.',
   flash_holderCorrected: 'Correction of {amount} recorded.',
+  flash_holderPhoneAssigned: 'The phone is the holder’s now.',
   flash_payoutFailed: 'Payout marked failed.',
   flash_passwordChanged: 'Password changed; your other sessions were ended.',
   flash_timeZoneSaved: 'Times are shown in {zone}.',

@@ -28,6 +28,7 @@ export const CONSOLE_SETUP_RU = {
   flash_payoutSent: 'Выплата отмечена отправленной.',
   flash_holderSettled: 'Сдача {amount} записана.',
   flash_holderCorrected: 'Корректировка {amount} записана.',
+  flash_holderPhoneAssigned: 'Телефон теперь у держателя.',
   flash_payoutFailed: 'Выплата отмечена неуспешной.',
   flash_passwordChanged: 'Пароль изменён; остальные ваши сессии завершены.',
   flash_timeZoneSaved: 'Время показывается в поясе {zone}.',

@@ -1,0 +1,4 @@
+ALTER TABLE "holder_settlements" ADD COLUMN "proof_key" text;--> statement-breakpoint
+ALTER TABLE "holder_settlements" ADD COLUMN "proof_content_type" text;--> statement-breakpoint
+ALTER TABLE "holder_settlements" ADD COLUMN "proof_size" integer;--> statement-breakpoint
+ALTER TABLE "holder_settlements" ADD CONSTRAINT "holder_settlements_proof_ck" CHECK (("holder_settlements"."proof_key" IS NULL AND "holder_settlements"."proof_content_type" IS NULL AND "holder_settlements"."proof_size" IS NULL) OR ("holder_settlements"."kind" = 'settlement' AND "holder_settlements"."proof_key" IS NOT NULL AND "holder_settlements"."proof_content_type" IS NOT NULL AND "holder_settlements"."proof_size" IS NOT NULL));

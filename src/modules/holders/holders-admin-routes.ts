@@ -3,11 +3,14 @@ import { actorOf } from '../../http/request-context.js';
 import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
 import { STATEMENT_CSV_COLUMNS } from '../ledger/index.js';
+import type { HolderUsers } from './holder-users.js';
 import {
   CorrectionBody,
   HolderCreateBody,
   HolderDetailSchema,
   HolderIdParams,
+  HolderInvitationBody,
+  HolderInvitationSchema,
   HolderListItem,
   HolderPatchBody,
   HolderRequisiteSchema,
@@ -26,9 +29,14 @@ const tags = ['admin'];
  * Admin API of holders (docs/api.md "Holders"; docs/decisions.md "Holders' money"): reads need
  * `pool.read`, writes `pool.manage`, corrections the admin role.
  */
-export function holdersAdminRoutes(app: App, deps: { holders: HoldersService }) {
+export function holdersAdminRoutes(
+  app: App,
+  deps: { holders: HoldersService; users: HolderUsers; publicBaseUrl: string },
+) {
   const { holders } = deps;
   const ok = <T>(data: T) => ({ success: true as const, data });
+
+  holderInvitationRoutes(app, deps);
 
   app.post(
     '/admin/holders',
@@ -138,6 +146,34 @@ export function holdersAdminRoutes(app: App, deps: { holders: HoldersService }) 
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="holder-${request.params.id}-${currency}.csv"`)
         .send(csvStream(STATEMENT_CSV_COLUMNS, rows));
+    },
+  );
+}
+
+/**
+ * `POST /admin/holders/{id}/invitations {login}`: the holder's one-time link (72 h) to their own page
+ * (docs/decisions.md "The holder's own page"), where they set a password and enrol TOTP.
+ */
+function holderInvitationRoutes(app: App, deps: { users: HolderUsers; publicBaseUrl: string }) {
+  const ok = <T>(data: T) => ({ success: true as const, data });
+  app.post(
+    '/admin/holders/:id/invitations',
+    {
+      schema: {
+        tags,
+        summary: 'Invite a holder to their own page: a one-time link (72 h) to set a password and TOTP',
+        params: HolderIdParams,
+        body: HolderInvitationBody,
+        response: { 200: Envelope(HolderInvitationSchema), ...errorResponses },
+      },
+    },
+    async (request) => {
+      const invite = await deps.users.invite(request.params.id, request.body, actorOf(request));
+      return ok({
+        login: invite.login,
+        invite_url: `${deps.publicBaseUrl}/holder/invite/${invite.code}`,
+        expires_at: invite.expires_at,
+      });
     },
   );
 }

@@ -334,7 +334,7 @@ export function createServices(deps: {
     }),
     guard,
     holders,
-    holderUsers: createHolderUsers({ database, clock, secretBox }),
+    holderUsers: createHolderUsers({ database, clock, secretBox, publicBaseUrl: config.publicBaseUrl }),
     // The holder's own page (docs/decisions.md "The holder's own page").
     holderPage: createHolderPage({
       holders,

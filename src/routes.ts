@@ -170,11 +170,7 @@ function adminApiRoutes(app: App, services: Services, config: Config, uploads: U
     merchantsAdminRoutes(admin, { merchants: services.merchants });
     ledgerAdminRoutes(admin, { ledger: services.ledger });
     requisitesAdminRoutes(admin, { requisites: services.requisites });
-    holdersAdminRoutes(admin, {
-      holders: services.holders,
-      users: services.holderUsers,
-      publicBaseUrl: config.publicBaseUrl,
-    });
+    holdersAdminRoutes(admin, { holders: services.holders, users: services.holderUsers });
     ratesAdminRoutes(admin, { rates: services.rates });
     ordersAdminRoutes(admin, { orders: services.orders, uploads });
     banksAdminRoutes(admin, { banks: services.banks });

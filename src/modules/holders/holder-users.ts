@@ -47,6 +47,8 @@ function checkPassword(password: string): void {
 
 interface UsersContext {
   db: Database['db'];
+  /** The service's public address: invitation links are `<publicBaseUrl>/holder/invite/<code>`. */
+  publicBaseUrl: string;
   clock: Clock;
   twoFactor: TwoFactor;
   now: () => Date;
@@ -59,11 +61,11 @@ async function liveInvite(ex: Executor, code: string, now: Date) {
 }
 
 /** The operator's invitation, and the account set up from it (password and TOTP, both mandatory). */
-function invitationSteps({ db, clock, twoFactor, now }: UsersContext) {
+function invitationSteps({ db, clock, twoFactor, now, publicBaseUrl }: UsersContext) {
   return {
     /**
-     * A one-time invitation (72 h) of holder `holderId` to their page under `login`: the code for the
-     * link (shown once) and its end. NOT_FOUND for an unknown holder; ALREADY_EXISTS when the login
+     * A one-time invitation (72 h) of holder `holderId` to their page under `login`: the link (its
+     * code is kept only as a digest, so it is shown once) and its end. NOT_FOUND for an unknown holder; ALREADY_EXISTS when the login
      * is taken; VALIDATION_ERROR naming `login`. Audited `holder.invite`.
      */
     async invite(holderId: string, input: { login: string }, by: AdminActor) {
@@ -88,7 +90,11 @@ function invitationSteps({ db, clock, twoFactor, now }: UsersContext) {
           after: { login },
         });
       });
-      return { code, login, expires_at: expiresAt.toISOString() };
+      return {
+        login,
+        invite_url: `${publicBaseUrl}/holder/invite/${code}`,
+        expires_at: expiresAt.toISOString(),
+      };
     },
 
     /**
@@ -216,9 +222,15 @@ function sessionSteps({ db, clock, twoFactor, now }: UsersContext) {
  * are the shared ones (src/platform/sessions); the rows are this module's. Audited as
  * `holder:<login>`.
  */
-export function createHolderUsers(deps: { database: Database; clock: Clock; secretBox: SecretBox }) {
+export function createHolderUsers(deps: {
+  database: Database;
+  clock: Clock;
+  secretBox: SecretBox;
+  publicBaseUrl: string;
+}) {
   const ctx: UsersContext = {
     db: deps.database.db,
+    publicBaseUrl: deps.publicBaseUrl,
     clock: deps.clock,
     twoFactor: createTwoFactor(deps),
     now: () => new Date(deps.clock.now()),

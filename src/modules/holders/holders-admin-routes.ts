@@ -29,10 +29,7 @@ const tags = ['admin'];
  * Admin API of holders (docs/api.md "Holders"; docs/decisions.md "Holders' money"): reads need
  * `pool.read`, writes `pool.manage`, corrections the admin role.
  */
-export function holdersAdminRoutes(
-  app: App,
-  deps: { holders: HoldersService; users: HolderUsers; publicBaseUrl: string },
-) {
+export function holdersAdminRoutes(app: App, deps: { holders: HoldersService; users: HolderUsers }) {
   const { holders } = deps;
   const ok = <T>(data: T) => ({ success: true as const, data });
 
@@ -154,7 +151,7 @@ export function holdersAdminRoutes(
  * `POST /admin/holders/{id}/invitations {login}`: the holder's one-time link (72 h) to their own page
  * (docs/decisions.md "The holder's own page"), where they set a password and enrol TOTP.
  */
-function holderInvitationRoutes(app: App, deps: { users: HolderUsers; publicBaseUrl: string }) {
+function holderInvitationRoutes(app: App, deps: { users: HolderUsers }) {
   const ok = <T>(data: T) => ({ success: true as const, data });
   app.post(
     '/admin/holders/:id/invitations',
@@ -167,13 +164,6 @@ function holderInvitationRoutes(app: App, deps: { users: HolderUsers; publicBase
         response: { 200: Envelope(HolderInvitationSchema), ...errorResponses },
       },
     },
-    async (request) => {
-      const invite = await deps.users.invite(request.params.id, request.body, actorOf(request));
-      return ok({
-        login: invite.login,
-        invite_url: `${deps.publicBaseUrl}/holder/invite/${invite.code}`,
-        expires_at: invite.expires_at,
-      });
-    },
+    async (request) => ok(await deps.users.invite(request.params.id, request.body, actorOf(request))),
   );
 }

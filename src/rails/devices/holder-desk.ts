@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Decimal } from 'decimal.js';
-import { and, desc, eq, gte, inArray, isNull, ne } from 'drizzle-orm';
+import { and, desc, eq, gte, inArray, isNull, ne, or } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/database.js';
 import { deviceEvents, deviceRequisites, holderDevices } from '../../db/tables/devices.js';
 import type { Clock } from '../../lib/clock.js';
@@ -34,12 +34,30 @@ export interface MissedPaymentReport {
   receiptFileId: string | null;
 }
 
-/** The holder's phones with their state, last sign of life and last message received. */
-async function phonesOf(ex: Executor, holderId: string, now: Date) {
+/**
+ * The holder's phones (theirs by `holder_id`, or bound to one of their requisites), not revoked, by
+ * name, with their state, last sign of life and last message received.
+ */
+async function phonesOf(ex: Executor, holderId: string, requisiteIds: string[], now: Date) {
+  const bound = requisiteIds.length
+    ? (
+        await ex
+          .select({ deviceId: deviceRequisites.deviceId })
+          .from(deviceRequisites)
+          .where(inArray(deviceRequisites.requisiteId, requisiteIds))
+      ).map((b) => b.deviceId)
+    : [];
   const devices = await ex
     .select()
     .from(holderDevices)
-    .where(and(eq(holderDevices.holderId, holderId), isNull(holderDevices.revokedAt)))
+    .where(
+      and(
+        bound.length
+          ? or(eq(holderDevices.holderId, holderId), inArray(holderDevices.id, bound))
+          : eq(holderDevices.holderId, holderId),
+        isNull(holderDevices.revokedAt),
+      ),
+    )
     .orderBy(holderDevices.name);
   const out = [];
   for (const d of devices) {
@@ -79,8 +97,8 @@ export function createHolderDesk(deps: { database: Database; clock: Clock }) {
   const db = deps.database.db;
   const now = () => new Date(deps.clock.now());
   return {
-    /** The holder's phones (not revoked), by name: state, last seen, last message. */
-    phones: (holderId: string) => phonesOf(db, holderId, now()),
+    /** The holder's phones (theirs, or bound to `requisiteIds`): state, last seen, last message. */
+    phones: (holderId: string, requisiteIds: string[]) => phonesOf(db, holderId, requisiteIds, now()),
 
     /** Today's (Moscow day) live orders on `requisiteIds`, newest first, at most 200. */
     async todayOrders(requisiteIds: string[]) {
@@ -118,7 +136,7 @@ export function createHolderDesk(deps: { database: Database; clock: Clock }) {
         const bound = (
           await tx.select().from(deviceRequisites).where(eq(deviceRequisites.requisiteId, report.requisiteId))
         )[0];
-        const own = (await phonesOf(tx, report.holderId, now()))[0];
+        const own = (await phonesOf(tx, report.holderId, [], now()))[0];
         const deviceId = bound?.deviceId ?? own?.id;
         if (!deviceId) throw invalidField('requisite_id', 'no phone of yours is bound to report through');
         const amount = report.amount.toFixed();

@@ -15,7 +15,10 @@ const METHODS = ['bank_transfer', 'cash', 'usdt'] as const;
  * service and permissions as the admin API: reads `pool.read`, settlements `pool.manage`,
  * corrections the admin role (the service refuses any other).
  */
-export function holderPages(pages: App, services: Pick<ConsoleServices, 'holders' | 'deviceAdmin'>) {
+export function holderPages(
+  pages: App,
+  services: Pick<ConsoleServices, 'holders' | 'deviceAdmin' | 'holderUsers'>,
+) {
   pages.get('/backoffice/holders', { preValidation: needs('pool.read') }, async (request, reply) => {
     const list = await services.holders.list();
     const near = new Map(holdersAtLimit(list).map((h) => [h.id, h]));
@@ -80,6 +83,31 @@ export function holderPages(pages: App, services: Pick<ConsoleServices, 'holders
         );
         return { key: 'holderCorrected', values: { amount: str(form.amount) ?? '' } };
       });
+    },
+  );
+  holderInvitationPage(pages, services);
+}
+
+/**
+ * The holder's invitation to their own page (docs/decisions.md "The holder's own page"), `pool.manage`
+ * like the admin API's: the one-time link is shown once, on the answer's page.
+ */
+function holderInvitationPage(pages: App, services: Pick<ConsoleServices, 'holders' | 'holderUsers'>) {
+  pages.post(
+    '/backoffice/holders/:id/invitations',
+    {
+      preValidation: needs('pool.manage'),
+      schema: { params: IdParams, body: FormBody({ login: Field(64) }) },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const holder = await services.holders.get(id);
+      const invite = await services.holderUsers.invite(
+        id,
+        { login: str(request.body.login) ?? '' },
+        userOf(request).actor,
+      );
+      return render(request, reply, 'holder-invited.eta', { holder, invite });
     },
   );
 }

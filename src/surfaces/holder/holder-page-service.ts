@@ -56,10 +56,8 @@ export function createHolderPage(deps: {
     /** Everything the home page shows: the holder, figures, requisites, phones, today's orders. */
     async home(holderId: string) {
       const holder = await holders.get(holderId);
-      const [phones, orders] = await Promise.all([
-        desk.phones(holderId),
-        desk.todayOrders(holder.requisites.map((r) => r.id)),
-      ]);
+      const ids = holder.requisites.map((r) => r.id);
+      const [phones, orders] = await Promise.all([desk.phones(holderId, ids), desk.todayOrders(ids)]);
       return { holder, phones, orders };
     },
 

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { cookiesOf, nextCode } from '../helpers/console.js';
+import { consoleLogin, cookiesOf, nextCode } from '../helpers/console.js';
 import { multipartBody, pngFile } from '../helpers/files.js';
 import { addRequisite, admin, adminRaw, createMerchant, createOrder } from '../helpers/merchant-client.js';
 import { pairDevice } from '../helpers/phones.js';
@@ -153,6 +153,15 @@ describe("holder's own page: sign-in, own requisites, missed-payment report", ()
     assert.equal(resumed.statusCode, 303, resumed.body);
     assert.equal((await holderOf(holderA.id)).requisites[0]?.paused_reason, null);
 
+    // A pause for the holder's standing is not theirs to lift; their own pause yields to it.
+    await admin(t.app, 'PATCH', `/admin/holders/${holderA.id}`, { status: 'suspended' });
+    assert.equal((await holderOf(holderA.id)).requisites[0]?.paused_reason, 'holder');
+    const notTheirs = await form(url(reqA.id, 'resume'), session.cookie, { _csrf: session.csrf });
+    assert.equal(notTheirs.statusCode, 409, notTheirs.body);
+    assert.match(notTheirs.body, /data-testid="error-code">REQUISITE_PAUSED_BY_OPERATOR</);
+    await admin(t.app, 'PATCH', `/admin/holders/${holderA.id}`, { status: 'active' });
+    assert.equal((await holderOf(holderA.id)).requisites[0]?.paused_reason, null);
+
     // A requisite of nobody's (or that does not exist) is refused the same way.
     const stranger = await form(url(randomUUID(), 'resume'), session.cookie, { _csrf: session.csrf });
     assert.equal(stranger.statusCode, 403);
@@ -226,5 +235,23 @@ describe("holder's own page: sign-in, own requisites, missed-payment report", ()
     });
     assert.equal(csv.statusCode, 200, csv.body);
     assert.match(csv.body.split('\n')[0] ?? '', /^id,created_at,kind,order_id,memo,amount,balance/);
+  });
+
+  it('the console invites from the holder’s page and shows the one-time link', async () => {
+    const user = { username: `adm-${randomUUID().slice(0, 6)}`, password: 'a long enough password 19' };
+    await admin(t.app, 'POST', '/admin/operators', { ...user, role: 'admin' });
+    const operator = await consoleLogin(t.app, user.username, user.password);
+    const page = await t.app.inject({
+      method: 'GET',
+      url: `/backoffice/holders/${holderB.id}`,
+      headers: { cookie: operator.cookie },
+    });
+    assert.match(page.body, /data-testid="invite-form"/);
+    const res = await form(`/backoffice/holders/${holderB.id}/invitations`, operator.cookie, {
+      _csrf: operator.csrf,
+      login: `b-${randomUUID().slice(0, 8)}`,
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.match(res.body, /data-testid="invite-url">http[^<]*\/holder\/invite\/[A-Za-z0-9_-]+</);
   });
 });

@@ -4,9 +4,10 @@ import { and, desc, eq, gte, inArray, isNull, ne, or } from 'drizzle-orm';
 import type { Database, Executor } from '../../db/database.js';
 import { deviceEvents, deviceRequisites, holderDevices } from '../../db/tables/devices.js';
 import type { Clock } from '../../lib/clock.js';
-import { invalidField } from '../../lib/errors.js';
+import { AppError, invalidField } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { ordersForReading as orders } from '../../modules/orders/index.js';
+import { holderOfRequisite } from '../../modules/requisites/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import { deviceState } from './device-state.js';
 import { insertEvent } from './devices-repository.js';
@@ -128,11 +129,15 @@ export function createHolderDesk(deps: { database: Database; clock: Clock }) {
 
     /**
      * Raises the report in the review queue on the phone bound to the requisite (else the holder's
-     * newest phone). VALIDATION_ERROR naming `requisite_id` when the holder has no phone. Audited
+     * first phone). NOT_YOUR_REQUISITE when the requisite is not the holder's; VALIDATION_ERROR
+     * naming `requisite_id` when the holder has no phone. Audited
      * `holder.payment_reported`. Writes no order, no ledger entry.
      */
     async reportMissed(report: MissedPaymentReport) {
       return db.transaction(async (tx) => {
+        // Checked again where it is written: a requisite moved to another holder meanwhile is refused.
+        if ((await holderOfRequisite(tx, report.requisiteId)) !== report.holderId)
+          throw new AppError('NOT_YOUR_REQUISITE');
         const bound = (
           await tx.select().from(deviceRequisites).where(eq(deviceRequisites.requisiteId, report.requisiteId))
         )[0];

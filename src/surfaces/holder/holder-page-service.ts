@@ -74,8 +74,11 @@ export function createHolderPage(deps: {
     statementRows: (holderId: string, query: { from?: string | undefined; to?: string | undefined }) =>
       holders.statementRows(holderId, periodOf(query)),
 
-    /** The holder's requisites for the report form. */
-    requisites: async (holderId: string) => (await holders.get(holderId)).requisites,
+    /** The report form: the holder's requisites and the time now as its `datetime-local` (Moscow). */
+    async reportForm(holderId: string) {
+      const nowLocal = new Date(deps.clock.now() + 3 * 3600_000).toISOString().slice(0, 16);
+      return { requisites: (await holders.get(holderId)).requisites, nowLocal };
+    },
 
     pause: (actor: HolderActor, requisiteId: string) => own.pause(actor, requisiteId),
     resume: (actor: HolderActor, requisiteId: string) => own.resume(actor, requisiteId),

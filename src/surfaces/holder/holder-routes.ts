@@ -176,9 +176,13 @@ function pageRoutes(pages: App, sessions: HolderSessions, deps: HolderRoutesDeps
     );
   }
   pages.get('/holder/report', async (request, reply) =>
-    renderHolder(request, reply, sessions, 'report.eta', {
-      requisites: await page.requisites(sessions.userOf(request).holderId),
-    }),
+    renderHolder(
+      request,
+      reply,
+      sessions,
+      'report.eta',
+      await page.reportForm(sessions.userOf(request).holderId),
+    ),
   );
   pages.post(
     '/holder/report',

@@ -56,11 +56,9 @@ describe("holder's own page: sign-in, own requisites, missed-payment report", ()
     );
   const reviewItems = async () =>
     (
-      await admin<{ reason: string | null; requisite_id: string | null; amount: string | null }[]>(
-        t.app,
-        'GET',
-        '/admin/device-events?status=review&limit=500',
-      )
+      await admin<
+        { id: string; reason: string | null; requisite_id: string | null; amount: string | null }[]
+      >(t.app, 'GET', '/admin/device-events?status=review&limit=500')
     ).filter((e) => e.reason === 'holder_report');
 
   before(async () => {
@@ -237,7 +235,7 @@ describe("holder's own page: sign-in, own requisites, missed-payment report", ()
     assert.match(csv.body.split('\n')[0] ?? '', /^id,created_at,kind,order_id,memo,amount,balance/);
   });
 
-  it('the console invites from the holder’s page and shows the one-time link', async () => {
+  it('the console invites from the holder’s page, and shows a report in review with its receipt', async () => {
     const user = { username: `adm-${randomUUID().slice(0, 6)}`, password: 'a long enough password 19' };
     await admin(t.app, 'POST', '/admin/operators', { ...user, role: 'admin' });
     const operator = await consoleLogin(t.app, user.username, user.password);
@@ -253,5 +251,22 @@ describe("holder's own page: sign-in, own requisites, missed-payment report", ()
     });
     assert.equal(res.statusCode, 200, res.body);
     assert.match(res.body, /data-testid="invite-url">http[^<]*\/holder\/invite\/[A-Za-z0-9_-]+</);
+
+    // The report waits in the review queue with its reason in words and the holder's receipt.
+    const queue = await t.app.inject({
+      method: 'GET',
+      url: '/backoffice/device-events?status=review&lang=en',
+      headers: { cookie: operator.cookie },
+    });
+    assert.match(queue.body, /The holder reports a payment their phone missed/);
+    const report = (await reviewItems()).find((e) => e.requisite_id === reqA.id);
+    assert.ok(report && queue.body.includes(`/backoffice/holder-reports/${report.id}/receipt`), queue.body);
+    const file = await t.app.inject({
+      method: 'GET',
+      url: `/backoffice/holder-reports/${report?.id}/receipt`,
+      headers: { cookie: operator.cookie },
+    });
+    assert.equal(file.statusCode, 200, file.body);
+    assert.equal(file.headers['content-type'], 'image/png');
   });
 });

@@ -31,8 +31,8 @@ export interface MissedPaymentReport {
   currency: string;
   receivedAt: Date;
   note: string;
-  /** The stored receipt's file id (the receipts rail's storage), or null. */
-  receiptFileId: string | null;
+  /** The stored receipt (the receipts rail's storage: its id and sniffed type), or null. */
+  receipt: { id: string; contentType: string } | null;
 }
 
 /**
@@ -161,7 +161,9 @@ export function createHolderDesk(deps: { database: Database; clock: Clock }) {
           fields: {
             reported_by: report.login,
             ...(report.note ? { note: report.note } : {}),
-            ...(report.receiptFileId ? { receipt_file_id: report.receiptFileId } : {}),
+            ...(report.receipt
+              ? { receipt_file_id: report.receipt.id, receipt_content_type: report.receipt.contentType }
+              : {}),
           },
         });
         if (!event) throw new Error('review item insert returned nothing');

@@ -17,7 +17,7 @@ const METHODS = ['bank_transfer', 'cash', 'usdt'] as const;
  */
 export function holderPages(
   pages: App,
-  services: Pick<ConsoleServices, 'holders' | 'deviceAdmin' | 'holderUsers'>,
+  services: Pick<ConsoleServices, 'holders' | 'deviceAdmin' | 'holderUsers' | 'deviceReview' | 'receipts'>,
 ) {
   pages.get('/backoffice/holders', { preValidation: needs('pool.read') }, async (request, reply) => {
     const list = await services.holders.list();
@@ -86,6 +86,31 @@ export function holderPages(
     },
   );
   holderInvitationPage(pages, services);
+  holderReportFile(pages, services);
+}
+
+/**
+ * The receipt a holder attached to a missed-payment report, shown from the review queue like a
+ * receipt (docs/decisions.md "The holder's own page"): sandboxed, no script, framed by the console only.
+ */
+function holderReportFile(pages: App, services: Pick<ConsoleServices, 'deviceReview' | 'receipts'>) {
+  pages.get(
+    '/backoffice/holder-reports/:id/receipt',
+    { preValidation: needs('orders.read'), schema: { params: IdParams } },
+    async (request, reply) => {
+      const kept = await services.deviceReview.holderReportFile(request.params.id);
+      const file = await services.receipts.keptFile(kept.fileId, kept.contentType);
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-disposition', `inline; filename="${file.filename}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; img-src 'self'; object-src 'self'; sandbox; frame-ancestors 'self'",
+        )
+        .send(file.stream);
+    },
+  );
 }
 
 /**

@@ -110,7 +110,7 @@ export function createHolderPage(deps: {
           currency: requisite.currency,
           receivedAt,
           note,
-          receiptFileId: file?.id ?? null,
+          receipt: file ? { id: file.id, contentType: file.contentType } : null,
         });
       } catch (err) {
         if (file) await receipts.removeProof(file);

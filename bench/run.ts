@@ -79,6 +79,19 @@ async function waitReady(url: string, t0: number): Promise<number> {
   }
 }
 
+/** The environment of the bench's service and worker processes. */
+function processEnv(env: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    LOG_LEVEL: 'error',
+    RATE_LIMITS: 'false',
+    ADMIN_TOKEN,
+    SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789',
+    ...env,
+  };
+}
+
 /** Starts the service; returns its base URL, pid and time to ready (ms). */
 async function startService(env: Record<string, string>) {
   const port = await freePort();
@@ -90,24 +103,26 @@ async function startService(env: Record<string, string>) {
     : [];
   const child = spawn(process.execPath, [...profile, '--max-old-space-size=160', 'dist/main.js'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: process.env.HOME ?? '/tmp',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      LOG_LEVEL: 'error',
-      RATE_LIMITS: 'false',
-      RUN_JOBS: 'false',
-      ADMIN_TOKEN,
-      SECRET_KEY: 'bench-secret-key-0123456789abcdef0123456789',
-      ...env,
-    },
+    env: processEnv({ HOST: '127.0.0.1', PORT: String(port), RUN_JOBS: 'false', ...env }),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
   const base = `http://127.0.0.1:${port}`;
   const readyMs = await waitReady(`${base}/readyz`, t0);
   return { base, pid: child.pid, readyMs };
+}
+
+/**
+ * Starts a worker beside the service on PostgreSQL, as deployed (README "Deployment": API processes
+ * with RUN_JOBS=false and a worker): its jobs, the hot tables' vacuum among them, run under the load.
+ */
+function startWorker(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--max-old-space-size=160', 'dist/worker.js'], {
+    cwd: ROOT,
+    env: processEnv(env),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  children.push(child);
 }
 
 async function admin(base: string, path: string, body: unknown) {
@@ -354,6 +369,7 @@ async function main() {
   try {
     // --- PostgreSQL ------------------------------------------------------------------------------
     const svc = await startService({ DATABASE_URL: dbUrl });
+    startWorker({ DATABASE_URL: dbUrl });
     const merchant = await setup(svc.base);
     const orderId = await createOrderOnce(svc.base, merchant);
     const basePort = await freePort();

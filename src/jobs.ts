@@ -4,7 +4,12 @@ import type { Config } from './config.js';
 import { OUTBOX_CHANNEL } from './db/database.js';
 import { type PeriodicJob, startPeriodic } from './lib/periodic.js';
 import { makePrivateDir } from './lib/private-dir.js';
+import { holdersHotTable } from './modules/holders/index.js';
+import { balancesHotTable } from './modules/ledger/index.js';
 import { fetchProviderRates } from './modules/rates/index.js';
+import { requisitesHotTable } from './modules/requisites/index.js';
+import { vacuumHotTables } from './platform/upkeep/index.js';
+import { devicesHotTable } from './rails/devices/index.js';
 
 /** Spool files older than this are left-overs: an upload or download takes at most a minute. */
 const SPOOL_MAX_AGE_MS = 3600_000;
@@ -83,6 +88,25 @@ function fileJobs(services: Services, config: Config, log: FastifyBaseLogger): P
   return jobs;
 }
 
+/** The tables whose rows every order or payment rewrites, by their owning modules. */
+const HOT_TABLES = [requisitesHotTable, balancesHotTable, holdersHotTable, devicesHotTable];
+
+/**
+ * The hot tables' vacuum (docs/decisions.md "The requisite claim under load"): every second on
+ * PostgreSQL, one process at a time, tables past their dead rows only; every 10 s on PGlite, whose one
+ * connection the vacuum holds for its few milliseconds.
+ */
+function databaseJobs(services: Services, log: FastifyBaseLogger): PeriodicJob[] {
+  const { database } = services;
+  return [
+    startPeriodic(
+      () => database.withLock('hot-tables-vacuum', () => vacuumHotTables(database, HOT_TABLES)),
+      database.kind === 'postgres' ? 1000 : 10_000,
+      failed(log, 'hot tables vacuum failed'),
+    ),
+  ];
+}
+
 /** Exchange rates: the sources' poll and, when configured, the generic provider. */
 function rateJobs(services: Services, config: Config, log: FastifyBaseLogger): PeriodicJob[] {
   // Rate sources (docs/decisions.md section 22): one process polls at a time; staleness is logged on change.
@@ -118,7 +142,7 @@ function rateJobs(services: Services, config: Config, log: FastifyBaseLogger): P
 /**
  * Starts the background jobs of a process: the expiry sweeper (docs/decisions.md section 5: pending PAYIN
  * orders expire within 5 s of the deadline), the webhook dispatcher (docs/decisions.md section 11), the
- * crypto amount filler, the receipt spool sweep and, when configured, the rates provider refresh.
+ * crypto amount filler, the receipt spool sweep, the hot tables' vacuum and, when configured, the rates provider refresh.
  * Safe to run in several processes at once.
  */
 export function startJobs(
@@ -130,6 +154,7 @@ export function startJobs(
     ...paymentJobs(services, config, log),
     ...fileJobs(services, config, log),
     ...rateJobs(services, config, log),
+    ...databaseJobs(services, log),
   ];
   services.dispatcher.start();
   // A committed outbox row wakes the dispatcher at once (PostgreSQL NOTIFY from any process); its

@@ -94,16 +94,17 @@ export const orders = pgTable(
   },
   (t) => [
     // A test order's order_id never blocks a live one: the sandbox and live modes each have their own.
-    uniqueIndex('orders_merchant_external_uq').on(t.merchantId, t.externalId, t.test),
-    // Operators find an order by a merchant's order_id without knowing the merchant.
-    index('orders_external_idx').on(t.externalId),
+    // order_id first: the same index finds an order by a merchant's order_id without knowing the
+    // merchant (operators), one index fewer for every new order to write (docs/decisions.md "The
+    // requisite claim under load").
+    uniqueIndex('orders_external_merchant_uq').on(t.externalId, t.merchantId, t.test),
     index('orders_merchant_created_idx').on(t.merchantId, t.createdAt),
     index('orders_pending_amount_idx')
       .on(t.payableAmount)
       .where(sql`status = 'pending' AND method = 'fiat' AND currency = 'RUB'`),
     index('orders_pending_expiry_idx').on(t.expiresAt).where(sql`status = 'pending'`),
-    // The requisite's latest order (least recently assigned first, docs/decisions.md section 7) and its
-    // pending orders (max active orders): read by the requisite pick, no row of the pool rewritten.
+    // A requisite's orders newest first (its latest order, its streak of expired ones) and its pending
+    // orders (max active orders, read by the requisite pick; docs/decisions.md section 7).
     index('orders_requisite_seq_idx').on(t.requisiteId, t.seq),
     index('orders_requisite_pending_idx').on(t.requisiteId).where(sql`status = 'pending'`),
     index('orders_created_idx').on(t.createdAt),

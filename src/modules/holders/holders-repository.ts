@@ -1,4 +1,4 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, getTableName } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { holderSettlements, holders } from '../../db/tables/holders.js';
 
@@ -54,3 +54,6 @@ export async function listSettlements(
     .orderBy(desc(holderSettlements.createdAt), desc(holderSettlements.id))
     .limit(limit);
 }
+
+/** The table whose rows every holder's success rewrites (held_rub): vacuumed by the service (docs/decisions.md "The requisite claim under load"). */
+export const holdersHotTable = getTableName(holders);

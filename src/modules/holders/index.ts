@@ -8,6 +8,7 @@ export { createHolderUsers, type HolderUser, type HolderUsers } from './holder-u
 export { holdersAdminRoutes } from './holders-admin-routes.js';
 export { holderClaimGate } from './holders-exposure.js';
 export { createHolderOwnActions, type HolderActor, type HolderOwnActions } from './holders-own.js';
+export { holdersHotTable } from './holders-repository.js';
 export { HOLDER_ACCOUNTS, HOLDER_KINDS, type HolderBooks, parseAmount } from './holders-rules.js';
 export { createHoldersService, type HoldersService, type SucceededOrder } from './holders-service.js';
 export { HOLDER_CURRENCY } from './holders-standing.js';

@@ -14,6 +14,7 @@ export { balanceRoutes } from './balance-routes.js';
 export { ledgerAdminRoutes } from './ledger-admin-routes.js';
 export {
   activeHoldSums,
+  balancesHotTable,
   createHold,
   type Journal,
   ledgerSums,

@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, getTableName, sql } from 'drizzle-orm';
 import { v4 as uuidv4 } from 'uuid';
 import type { Executor } from '../../db/database.js';
 import { balances, holds, ledgerEntries } from '../../db/tables/ledger.js';
@@ -258,3 +258,6 @@ export async function postPayinCredit(
   });
   return applied;
 }
+
+/** The table whose rows every posting rewrites (the running balances): vacuumed by the service (docs/decisions.md "The requisite claim under load"). */
+export const balancesHotTable = getTableName(balances);

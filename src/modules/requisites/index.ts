@@ -18,6 +18,7 @@ export {
   type PickOperands,
   pickRequisiteQuery,
   recordAssignment,
+  requisitesHotTable,
 } from './requisite-pick.js';
 export { requisitesAdminRoutes } from './requisites-admin-routes.js';
 export {

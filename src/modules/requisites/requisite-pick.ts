@@ -1,4 +1,4 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { getTableName, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { requisites } from '../../db/tables/requisites.js';
 
@@ -130,3 +130,6 @@ export interface PickedRequisite {
   dailyLimit: string | null;
   holderId: string | null;
 }
+
+/** The table whose rows every claim rewrites (last_order_seq, read from the LRU index's head): vacuumed by the service (docs/decisions.md "The requisite claim under load"). */
+export const requisitesHotTable = getTableName(requisites);

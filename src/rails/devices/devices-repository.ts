@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableName, inArray, isNotNull, isNull, lt, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { deviceEvents, deviceRequisites, holderDevices } from '../../db/tables/devices.js';
 
@@ -231,3 +231,6 @@ export async function orderIdsOfMessages(ex: Executor, text: string): Promise<st
     .limit(20);
   return rows.flatMap((r) => (r.orderId ? [r.orderId] : []));
 }
+
+/** The table whose rows every phone's heartbeat rewrites: vacuumed by the service (docs/decisions.md "The requisite claim under load"). */
+export const devicesHotTable = getTableName(holderDevices);

@@ -20,6 +20,7 @@ export {
 } from './device-pairing.js';
 export { createDeviceReview, type DeviceReview } from './device-review-service.js';
 export type { DeviceSetup } from './device-setup.js';
+export { devicesHotTable } from './devices-repository.js';
 export { devicesAdminRoutes, holderRoutes } from './devices-routes.js';
 export { createDevicesService, type DevicesService } from './devices-service.js';
 export { createHolderDesk, type HolderDesk, type MissedPaymentReport } from './holder-desk.js';

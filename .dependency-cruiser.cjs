@@ -49,6 +49,7 @@ const RANKS = {
   sandbox: 6,
   form: 7,
   pairing: 7,
+  holder: 7,
   backoffice: 8,
   portal: 8,
 };

@@ -6,7 +6,12 @@ import type { Clock } from './lib/clock.js';
 import { createSecretBox } from './lib/secrets.js';
 import { createBankRules } from './modules/bank-rules/index.js';
 import { createBanksService } from './modules/banks/index.js';
-import { createHoldersService, holderClaimGate } from './modules/holders/index.js';
+import {
+  createHolderOwnActions,
+  createHoldersService,
+  createHolderUsers,
+  holderClaimGate,
+} from './modules/holders/index.js';
 import { createLedgerService } from './modules/ledger/index.js';
 import { createMerchantsService } from './modules/merchants/index.js';
 import { createOperatorsService } from './modules/operators/index.js';
@@ -33,6 +38,7 @@ import {
   createDevicePairing,
   createDeviceReview,
   createDevicesService,
+  createHolderDesk,
   createLivenessSweep,
   createRuleReview,
   deviceCounts,
@@ -46,6 +52,7 @@ import {
   createWebhooksService,
 } from './rails/webhooks/index.js';
 import { createFormService } from './surfaces/form/index.js';
+import { createHolderPage } from './surfaces/holder/index.js';
 import { createPortalService, createPortalUsers } from './surfaces/portal/index.js';
 
 /**
@@ -334,6 +341,15 @@ export function createServices(deps: {
     }),
     guard,
     holders,
+    holderUsers: createHolderUsers({ database, clock, secretBox, publicBaseUrl: config.publicBaseUrl }),
+    // The holder's own page (docs/decisions.md "The holder's own page").
+    holderPage: createHolderPage({
+      holders,
+      own: createHolderOwnActions({ database, clock }),
+      desk: createHolderDesk({ database, clock }),
+      receipts,
+      clock,
+    }),
     ledger,
     merchants,
     metrics,

@@ -33,6 +33,7 @@ import { sandboxRoutes } from './rails/sandbox/index.js';
 import { eventSubscriptionsRoutes, webhooksAdminRoutes } from './rails/webhooks/index.js';
 import { backofficeRoutes } from './surfaces/backoffice/index.js';
 import { formRoutes, formSandboxRoutes } from './surfaces/form/index.js';
+import { holderPageRoutes } from './surfaces/holder/index.js';
 import { homeRoutes } from './surfaces/home/index.js';
 import { pairingRoutes } from './surfaces/pairing/index.js';
 import { portalAdminRoutes, portalRoutes } from './surfaces/portal/index.js';
@@ -108,7 +109,7 @@ function machineRoutes(app: App, services: Services, config: Config) {
   chainRoutes(app, { crypto: services.crypto, watcherToken: config.chainWatcherToken });
 }
 
-/** Pages: the payment form, the pairing link, the operators' console, the merchant portal. */
+/** Pages: the payment form, the pairing link, the operators' console, the merchant portal, the holder's page. */
 function pageRoutes(app: App, services: Services, config: Config, uploads: Uploads) {
   const limits = services.rateLimits;
   formRoutes(app, {
@@ -148,6 +149,14 @@ function pageRoutes(app: App, services: Services, config: Config, uploads: Uploa
     portal: services.portal,
     loginThrottle: createRateLimits({ enabled: true }).failures('portal-login', RATE_RULES.login),
   });
+
+  // The holder's own page (docs/decisions.md "The holder's own page"): sign-in limited like the portal's.
+  holderPageRoutes(app, {
+    users: services.holderUsers,
+    page: services.holderPage,
+    uploads,
+    loginThrottle: createRateLimits({ enabled: true }).failures('holder-login', RATE_RULES.login),
+  });
 }
 
 /** The admin API, bearer token with the operator's role. */
@@ -161,7 +170,7 @@ function adminApiRoutes(app: App, services: Services, config: Config, uploads: U
     merchantsAdminRoutes(admin, { merchants: services.merchants });
     ledgerAdminRoutes(admin, { ledger: services.ledger });
     requisitesAdminRoutes(admin, { requisites: services.requisites });
-    holdersAdminRoutes(admin, { holders: services.holders, uploads });
+    holdersAdminRoutes(admin, { holders: services.holders, uploads, users: services.holderUsers });
     ratesAdminRoutes(admin, { rates: services.rates });
     ordersAdminRoutes(admin, { orders: services.orders, uploads });
     banksAdminRoutes(admin, { banks: services.banks });

@@ -78,6 +78,10 @@ export const ERROR_STATUS = {
    * (docs/decisions.md "Assigning requisites and phones to holders"); the details name each one and its holder.
    */
   HOLDER_ASSIGNMENT_CONFLICT: 409,
+  /** A holder acting on their page on a requisite that is not theirs (docs/decisions.md "The holder's own page"). */
+  NOT_YOUR_REQUISITE: 403,
+  /** A holder resuming a requisite paused by a bank's block, a silent phone or their limit, not by them. */
+  REQUISITE_PAUSED_BY_OPERATOR: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,

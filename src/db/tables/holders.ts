@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, jsonb, numeric, pgTable, text, uuid } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  text,
+  uniqueIndex,
+  uuid,
+} from 'drizzle-orm/pg-core';
 import { createdAt, ts } from '../columns.js';
 
 // Tables of the holders module: only src/modules/holders/ reads and writes them (docs/architecture.md).
@@ -125,3 +137,61 @@ export const holderPayouts = pgTable(
     check('holder_payouts_amount_ck', sql`${t.amount} > 0`),
   ],
 );
+
+/**
+ * A holder's sign-in to their own page (docs/decisions.md "The holder's own page"): a login chosen by
+ * the operator's invitation, an argon2id password and a TOTP secret (sealed with SECRET_KEY), which
+ * is never null: an account exists only once its second factor was enrolled.
+ */
+export const holderUsers = pgTable(
+  'holder_users',
+  {
+    id: uuid('id').primaryKey().defaultRandom(),
+    holderId: uuid('holder_id')
+      .notNull()
+      .references(() => holders.id),
+    /** Lower-cased. */
+    login: text('login').notNull(),
+    passwordHash: text('password_hash').notNull(),
+    totpSealed: text('totp_sealed').notNull(),
+    /** The 30 s step of the last accepted code: a code is good once. */
+    totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+    lastLoginAt: ts('last_login_at'),
+  },
+  (t) => [uniqueIndex('holder_users_login_uq').on(t.login), index('holder_users_holder_idx').on(t.holderId)],
+);
+
+/** Holders' page sessions: the cookie holds a random token; we keep its SHA-256 and the CSRF token. */
+export const holderUserSessions = pgTable(
+  'holder_user_sessions',
+  {
+    tokenDigest: text('token_digest').primaryKey(),
+    userId: uuid('user_id')
+      .notNull()
+      .references(() => holderUsers.id),
+    csrf: text('csrf').notNull(),
+    createdAt: createdAt(),
+    expiresAt: ts('expires_at').notNull(),
+  },
+  (t) => [index('holder_user_sessions_user_idx').on(t.userId)],
+);
+
+/**
+ * An operator's one-time invitation of a holder to their page: the link holds a random code, we keep
+ * its SHA-256; used once, within 72 hours. The TOTP secret the page offers is kept sealed here, so a
+ * reload or a wrong code shows the same one.
+ */
+export const holderInvites = pgTable('holder_invites', {
+  codeDigest: text('code_digest').primaryKey(),
+  holderId: uuid('holder_id')
+    .notNull()
+    .references(() => holders.id),
+  login: text('login').notNull(),
+  invitedBy: text('invited_by').notNull(),
+  createdAt: createdAt(),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+  totpPendingSealed: text('totp_pending_sealed'),
+});

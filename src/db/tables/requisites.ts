@@ -45,9 +45,10 @@ export const requisites = pgTable(
      * Why it takes no new orders for now (docs/decisions.md section 24): `block` (its bank blocked it; an operator
      * resumes), `stale` or `liveness` (its device went quiet; resumes when the device is back),
      * `holder` (its holder is over their exposure limit or suspended; resumes when they are not:
-     * docs/decisions.md "Holders' money").
+     * docs/decisions.md "Holders' money"), `own` (the holder paused it on their page and resumes it
+     * there: docs/decisions.md "The holder's own page"; any other pause overrides it).
      */
-    pausedReason: text('paused_reason').$type<'block' | 'stale' | 'liveness' | 'holder'>(),
+    pausedReason: text('paused_reason').$type<'block' | 'stale' | 'liveness' | 'holder' | 'own'>(),
     pausedAt: ts('paused_at'),
     /**
      * The `orders.seq` of its latest order (0: never assigned): its place in the least recently
@@ -72,7 +73,7 @@ export const requisites = pgTable(
     index('requisites_holder_idx').on(t.holderId).where(sql`holder_id IS NOT NULL`),
     check(
       'requisites_paused_ck',
-      sql`${t.pausedReason} IS NULL OR ${t.pausedReason} IN ('block', 'stale', 'liveness', 'holder')`,
+      sql`${t.pausedReason} IS NULL OR ${t.pausedReason} IN ('block', 'stale', 'liveness', 'holder', 'own')`,
     ),
     check('requisites_kind_ck', sql`${t.kind} IN ('card', 'phone', 'qr', 'account')`),
     check(

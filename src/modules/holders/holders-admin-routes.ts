@@ -6,11 +6,14 @@ import { type App, Envelope, errorResponses } from '../../http/schemas.js';
 import { csvStream } from '../../lib/csv-stream.js';
 import { invalidField } from '../../lib/errors.js';
 import { STATEMENT_CSV_COLUMNS } from '../ledger/index.js';
+import type { HolderUsers } from './holder-users.js';
 import {
   CorrectionBody,
   HolderCreateBody,
   HolderDetailSchema,
   HolderIdParams,
+  HolderInvitationBody,
+  HolderInvitationSchema,
   HolderListItem,
   HolderPatchBody,
   HolderRequisiteSchema,
@@ -30,9 +33,14 @@ const tags = ['admin'];
  * Admin API of holders (docs/api.md "Holders"; docs/decisions.md "Holders' money"): reads need
  * `pool.read`, writes `pool.manage`, corrections the admin role.
  */
-export function holdersAdminRoutes(app: App, deps: { holders: HoldersService; uploads: UploadReader }) {
+export function holdersAdminRoutes(
+  app: App,
+  deps: { holders: HoldersService; uploads: UploadReader; users: HolderUsers },
+) {
   const { holders } = deps;
   const ok = <T>(data: T) => ({ success: true as const, data });
+
+  holderInvitationRoutes(app, deps);
 
   app.post(
     '/admin/holders',
@@ -211,4 +219,25 @@ function checkedSettlement(body: unknown): SettlementInput {
   const first = Value.Errors(SettlementBody, body).First();
   if (first) throw invalidField(first.path.replace(/^\//, '') || 'body', first.message);
   return body as SettlementInput;
+}
+
+/**
+ * `POST /admin/holders/{id}/invitations {login}`: the holder's one-time link (72 h) to their own page
+ * (docs/decisions.md "The holder's own page"), where they set a password and enrol TOTP.
+ */
+function holderInvitationRoutes(app: App, deps: { users: HolderUsers }) {
+  const ok = <T>(data: T) => ({ success: true as const, data });
+  app.post(
+    '/admin/holders/:id/invitations',
+    {
+      schema: {
+        tags,
+        summary: 'Invite a holder to their own page: a one-time link (72 h) to set a password and TOTP',
+        params: HolderIdParams,
+        body: HolderInvitationBody,
+        response: { 200: Envelope(HolderInvitationSchema), ...errorResponses },
+      },
+    },
+    async (request) => ok(await deps.users.invite(request.params.id, request.body, actorOf(request))),
+  );
 }

@@ -196,3 +196,15 @@ export const StatementSchema = Type.Object({
   ),
   closing: Dec('Held at to'),
 });
+
+/** `POST /admin/holders/{id}/invitations`: the login the holder will sign in with. */
+export const HolderInvitationBody = Type.Object({
+  login: Type.String({ minLength: 3, maxLength: 64, description: 'a-z 0-9 . _ @ + -, lower-cased' }),
+});
+
+/** The invitation: the one-time link (shown once) and its end. */
+export const HolderInvitationSchema = Type.Object({
+  login: Type.String(),
+  invite_url: Type.String(),
+  expires_at: Type.String({ format: 'date-time' }),
+});

@@ -31,7 +31,13 @@ export const RequisiteSchema = Type.Object({
   extra_masks: Type.Array(Type.String(), { description: 'Endings operators added' }),
   paused_reason: Nullable(
     Type.Union(
-      [Type.Literal('block'), Type.Literal('stale'), Type.Literal('liveness'), Type.Literal('holder')],
+      [
+        Type.Literal('block'),
+        Type.Literal('stale'),
+        Type.Literal('liveness'),
+        Type.Literal('holder'),
+        Type.Literal('own'),
+      ],
       {
         description:
           'Why it takes no new orders: its bank blocked it, its device is quiet, or its holder is over their limit or suspended',

@@ -64,7 +64,7 @@ export async function disableRequisites(ex: Executor, ids: string[], reason: str
 }
 
 /** Why a requisite takes no new orders for now (docs/decisions.md section 24). */
-export type PauseReason = 'block' | 'stale' | 'liveness' | 'holder';
+export type PauseReason = 'block' | 'stale' | 'liveness' | 'holder' | 'own';
 
 /**
  * Pauses those of `ids` that are not paused or are paused for one of `over` (a block overrides a
@@ -80,8 +80,12 @@ export async function pauseRequisites(
 ): Promise<string[]> {
   if (ids.length === 0) return [];
   // A bank's block overrides every other pause: lifting the holder's pause must never lift a block.
-  const overridable: PauseReason[] =
+  const overriding: PauseReason[] =
     reason === 'block' && !over.includes('holder') ? [...over, 'holder'] : over;
+  // A holder's own pause yields to every other reason, so that resuming it never lifts one of them
+  // (docs/decisions.md "The holder's own page").
+  const overridable: PauseReason[] =
+    reason !== 'own' && !overriding.includes('own') ? [...overriding, 'own'] : overriding;
   const rows = await ex
     .update(requisites)
     .set({ pausedReason: reason, pausedAt: now, updatedAt: now })

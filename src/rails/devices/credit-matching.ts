@@ -73,6 +73,11 @@ export const REVIEW_REASONS = [
   'currency_mismatch',
   /** Raised by the service: an order expired while its requisite's device was stale or offline. */
   'expired_while_offline',
+  /**
+   * Raised by a holder on their page: a payment their phone missed, with their note and receipt
+   * (docs/decisions.md "The holder's own page"); never confirms an order by itself.
+   */
+  'holder_report',
 ] as const;
 
 /** Why a message goes to review rather than confirming an order. */

@@ -144,6 +144,19 @@ export function createDeviceReview(deps: { database: Database; clock: Clock; lif
       });
     },
 
+    /**
+     * The receipt a holder attached to their missed-payment report (docs/decisions.md "The holder's
+     * own page"): its kept file's id and sniffed type, for the receipts rail's `keptFile`. NOT_FOUND
+     * for another item or a report without a file.
+     */
+    async holderReportFile(eventId: string) {
+      const event = isUuid(eventId) ? await findEvent(db, eventId) : undefined;
+      const fileId = event?.app === 'holder_report' ? event.fields?.receipt_file_id : undefined;
+      const contentType = event?.fields?.receipt_content_type;
+      if (!fileId || !contentType) throw new AppError('NOT_FOUND');
+      return { fileId, contentType };
+    },
+
     /** Closes a review item, block or alert without money moving; audited with the reason. */
     async dismiss(eventId: string, reason: string, actor: AdminActor) {
       if (!isUuid(eventId)) throw new AppError('NOT_FOUND');

@@ -23,5 +23,6 @@ export type { DeviceSetup } from './device-setup.js';
 export { devicesHotTable } from './devices-repository.js';
 export { devicesAdminRoutes, holderRoutes } from './devices-routes.js';
 export { createDevicesService, type DevicesService } from './devices-service.js';
+export { createHolderDesk, type HolderDesk, type MissedPaymentReport } from './holder-desk.js';
 export { createRuleReview, type RuleReview } from './learned-rule-review.js';
 export { learnedRuleRoutes } from './learned-rule-routes.js';

@@ -10,7 +10,7 @@ import { isUuid } from '../../lib/ids.js';
 import { type OrderRow, orderQueries } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { OutboundGuard } from '../../platform/outbound/index.js';
-import { judgeReceiptContent, MAX_RECEIPT_BYTES } from './receipt-content.js';
+import { judgeReceiptContent, MAX_RECEIPT_BYTES, RECEIPT_TYPES } from './receipt-content.js';
 import { downloadReceipt } from './receipt-fetch.js';
 import type { ReceiptStorage } from './receipt-storage.js';
 import {
@@ -230,6 +230,20 @@ function receiptReads(deps: ReceiptsDeps) {
         .orderBy(status === 'under_review' ? receipts.createdAt : desc(receipts.createdAt))
         .limit(limit);
       return rows.map(receiptView);
+    },
+
+    /**
+     * A file kept without a receipt row (`keepProof`: a holder's missed-payment report) by its id and
+     * the type its content was judged to be, for the operators' viewer. NOT_FOUND for an id that is
+     * not one or a type that is not a receipt's.
+     */
+    async keptFile(id: string, contentType: string) {
+      if (!isUuid(id) || !Object.hasOwn(RECEIPT_TYPES, contentType)) throw new AppError('NOT_FOUND');
+      const { stream, size } = await deps.storage.open(id).catch(() => {
+        throw new AppError('NOT_FOUND');
+      });
+      const ext = RECEIPT_TYPES[contentType]?.[0] ?? 'bin';
+      return { stream, size, contentType, filename: `receipt-${id}.${ext}` };
     },
 
     /** The stored file with its sniffed type, for the operators' viewer. */

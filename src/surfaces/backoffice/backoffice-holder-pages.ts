@@ -25,7 +25,7 @@ const METHODS = ['bank_transfer', 'cash', 'usdt'] as const;
  */
 export function holderPages(
   pages: App,
-  services: Pick<ConsoleServices, 'holders' | 'deviceAdmin'>,
+  services: Pick<ConsoleServices, 'holders' | 'deviceAdmin' | 'holderUsers' | 'deviceReview' | 'receipts'>,
   uploads: UploadReader,
 ) {
   pages.get('/backoffice/holders', { preValidation: needs('pool.read') }, async (request, reply) => {
@@ -101,6 +101,56 @@ export function holderPages(
         );
         return { key: 'holderCorrected', values: { amount: str(form.amount) ?? '' } };
       });
+    },
+  );
+  holderInvitationPage(pages, services);
+  holderReportFile(pages, services);
+}
+
+/**
+ * The receipt a holder attached to a missed-payment report, shown from the review queue like a
+ * receipt (docs/decisions.md "The holder's own page"): sandboxed, no script, framed by the console only.
+ */
+function holderReportFile(pages: App, services: Pick<ConsoleServices, 'deviceReview' | 'receipts'>) {
+  pages.get(
+    '/backoffice/holder-reports/:id/receipt',
+    { preValidation: needs('orders.read'), schema: { params: IdParams } },
+    async (request, reply) => {
+      const kept = await services.deviceReview.holderReportFile(request.params.id);
+      const file = await services.receipts.keptFile(kept.fileId, kept.contentType);
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-disposition', `inline; filename="${file.filename}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header(
+          'content-security-policy',
+          "default-src 'none'; img-src 'self'; object-src 'self'; sandbox; frame-ancestors 'self'",
+        )
+        .send(file.stream);
+    },
+  );
+}
+
+/**
+ * The holder's invitation to their own page (docs/decisions.md "The holder's own page"), `pool.manage`
+ * like the admin API's: the one-time link is shown once, on the answer's page.
+ */
+function holderInvitationPage(pages: App, services: Pick<ConsoleServices, 'holders' | 'holderUsers'>) {
+  pages.post(
+    '/backoffice/holders/:id/invitations',
+    {
+      preValidation: needs('pool.manage'),
+      schema: { params: IdParams, body: FormBody({ login: Field(64) }) },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const holder = await services.holders.get(id);
+      const invite = await services.holderUsers.invite(
+        id,
+        { login: str(request.body.login) ?? '' },
+        userOf(request).actor,
+      );
+      return render(request, reply, 'holder-invited.eta', { holder, invite });
     },
   );
 }

@@ -1,4 +1,4 @@
-import type { HoldersService } from '../../modules/holders/index.js';
+import type { HoldersService, HolderUsers } from '../../modules/holders/index.js';
 import type { LedgerService } from '../../modules/ledger/index.js';
 import type { MerchantsService } from '../../modules/merchants/index.js';
 import type { OperatorsService } from '../../modules/operators/index.js';
@@ -24,6 +24,8 @@ export interface ConsoleServices {
   deviceIngest: DeviceIngest;
   deviceReview: DeviceReview;
   holders: HoldersService;
+  /** Holders' accounts on their own page: the invitation (docs/decisions.md "The holder's own page"). */
+  holderUsers: HolderUsers;
   ledger: LedgerService;
   merchants: MerchantsService;
   operators: OperatorsService;

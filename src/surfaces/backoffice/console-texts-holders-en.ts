@@ -44,4 +44,11 @@ export const CONSOLE_HOLDERS_EN = {
   holderBy: 'By',
   holderSettlement: 'settlement',
   holderCorrection: 'correction',
+  holderInvite: 'Invite to the holder’s page',
+  holderInviteLogin: 'Login for the holder (a-z, 0-9, . _ @ + -)',
+  holderInviteHint:
+    'A one-time link, 72 hours: the holder sets a password and adds a TOTP code on their phone before they see anything.',
+  holderInvited: 'Invitation made',
+  holderInviteLink: 'Send this link to the holder (shown once)',
+  holderInviteExpires: 'Valid until (UTC)',
 } as const;

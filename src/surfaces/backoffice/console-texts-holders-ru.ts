@@ -44,4 +44,11 @@ export const CONSOLE_HOLDERS_RU = {
   holderBy: 'Кто',
   holderSettlement: 'сдача',
   holderCorrection: 'корректировка',
+  holderInvite: 'Пригласить в кабинет держателя',
+  holderInviteLogin: 'Логин держателя (a-z, 0-9, . _ @ + -)',
+  holderInviteHint:
+    'Одноразовая ссылка на 72 часа: держатель задаёт пароль и подключает TOTP-код на телефоне, прежде чем что-либо увидит.',
+  holderInvited: 'Приглашение создано',
+  holderInviteLink: 'Отправьте эту ссылку держателю (показывается один раз)',
+  holderInviteExpires: 'Действует до (UTC)',
 } as const;

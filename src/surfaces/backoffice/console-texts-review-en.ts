@@ -24,6 +24,9 @@ export const CONSOLE_REVIEW_EN = {
   review_several_requisites: 'The phone has several requisites at this bank and the text shows no ending.',
   review_currency_mismatch: "The credit's currency is not the requisite's.",
   review_expired_while_offline: 'The order expired while its phone was silent: was it paid?',
+  holderReportReceipt: "the holder's receipt",
+  review_holder_report:
+    'The holder reports a payment their phone missed (their word and receipt, not a bank message): check the bank before confirming an order',
   review_unknown_source_block: 'A block notice from a sender that is not the bank’s (maybe phishing).',
   candidates: 'Could be',
   noCandidates: 'No pending or recent order of this amount on the requisite.',

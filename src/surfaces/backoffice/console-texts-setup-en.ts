@@ -109,6 +109,7 @@ export const CONSOLE_SETUP_EN = {
   pause_block: 'the bank blocked it',
   pause_liveness: 'its phone is offline',
   pause_holder: 'its holder is over their limit or suspended',
+  pause_own: 'its holder paused it on their page',
   pause_stale: 'its phone is stale',
   addRequisite: 'Add a requisite',
   bankHint: 'bank code (sber, tbank…)',

@@ -106,6 +106,7 @@ export const CONSOLE_SETUP_RU = {
   pause_block: 'банк заблокировал',
   pause_liveness: 'телефон не на связи',
   pause_holder: 'держатель превысил лимит или приостановлен',
+  pause_own: 'держатель приостановил его на своей странице',
   pause_stale: 'телефон давно молчит',
   addRequisite: 'Добавить реквизит',
   bankHint: 'код банка (sber, tbank…)',

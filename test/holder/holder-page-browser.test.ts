@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { launchChromium, noBrowser, seriousViolations } from '../helpers/browser.js';
+import { cookiesOf, nextCode } from '../helpers/console.js';
+import { addRequisite, admin } from '../helpers/merchant-client.js';
+import { pairDevice } from '../helpers/phones.js';
+
+const ARTIFACTS = '.test-artifacts/holder';
+const PASSWORD = 'a long enough holder passphrase';
+
+// The holder's own page in Chromium (docs/decisions.md "The holder's own page"): the sign-in, the
+// invitation and every signed-in page at 360 and 1280 px in Russian and English, no page-wide
+// horizontal scroll, no serious or critical axe violation; pausing a requisite works without script.
+describe("holder's own page in Chromium", { skip: noBrowser }, () => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  before(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    t = await startTestApp();
+    await t.app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  /** Fits the width without a page-wide scroll and has no serious axe violation, in both languages. */
+  async function check(page: import('playwright-core').Page, path: string, name: string) {
+    for (const lang of ['ru', 'en']) {
+      await page.goto(`${base}${path}${path.includes('?') ? '&' : '?'}lang=${lang}`);
+      for (const width of [1280, 360]) {
+        await page.setViewportSize({ width, height: 900 });
+        const [scroll, client] = (await page.evaluate(
+          '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
+        )) as [number, number];
+        assert.ok(scroll <= client, `${path} ${lang} at ${width}: ${scroll}px in ${client}px`);
+        assert.deepEqual(await seriousViolations(page), [], `${path} ${lang} at ${width}`);
+        await page.screenshot({ path: `${ARTIFACTS}/${name}-${lang}-${width}.png`, fullPage: true });
+      }
+    }
+  }
+
+  it('sign-in, invitation and the pages fit 360 px in ru and en with no serious violation', async () => {
+    const holder = await admin<{ id: string }>(t.app, 'POST', '/admin/holders', {
+      name: 'Синтетический держатель с довольно длинным именем',
+      exposure_limit: '150000',
+      security_deposit: '20000',
+    });
+    const requisite = await addRequisite(t.app, { kind: 'card', bank: 'pochta', max_amount: '1' });
+    await admin(t.app, 'PUT', `/admin/holders/${holder.id}/requisites`, { requisite_ids: [requisite.id] });
+    await pairDevice(t.app, [requisite.id]);
+    await admin(t.app, 'POST', `/admin/holders/${holder.id}/corrections`, {
+      amount: '1250.5',
+      reason: 'opening',
+    });
+    const login = `holder-${randomUUID().slice(0, 8)}`;
+    const invite = await admin<{ invite_url: string }>(
+      t.app,
+      'POST',
+      `/admin/holders/${holder.id}/invitations`,
+      {
+        login,
+      },
+    );
+    const invitePath = new URL(invite.invite_url).pathname;
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await check(page, '/holder/login', 'login');
+    await check(page, invitePath, 'invite');
+    const secret = (await page.getByTestId('totp-secret').textContent()) ?? '';
+    await page.locator('#password').fill(PASSWORD);
+    await page.locator('#totp_code').fill(await nextCode(secret));
+    await page.locator('form button[type=submit]').click();
+    await page.waitForURL(/\/holder\/login\?msg=created/);
+
+    const form = await t.app.inject({ method: 'GET', url: '/holder/login' });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? '';
+    const signed = await t.app.inject({
+      method: 'POST',
+      url: '/holder/login',
+      headers: { cookie: cookiesOf(form), 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        _csrf: csrf,
+        login,
+        password: PASSWORD,
+        code: await nextCode(secret),
+      }).toString(),
+    });
+    assert.equal(signed.headers.location, '/holder', signed.body);
+    await context.addCookies(
+      cookiesOf(signed)
+        .split(/;\s*/)
+        .map((pair) => {
+          const [name = '', value = ''] = pair.split('=');
+          return { name, value, url: base };
+        }),
+    );
+    await check(page, '/holder', 'home');
+    await check(page, '/holder/statement', 'statement');
+    await check(page, '/holder/report', 'report');
+
+    await page.goto(`${base}/holder?lang=en`);
+    await page.getByTestId('pause').click();
+    await page.waitForURL(/msg=paused/);
+    assert.equal(await page.getByTestId('requisite-state').textContent(), 'paused (by you)');
+    await check(page, '/holder?msg=paused', 'home-paused');
+    await context.close();
+  });
+});

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip, seriousViolations } from '../helpers/browser.js';
 import { pdfFile } from '../helpers/files.js';
 import {
   addRequisite,
@@ -23,7 +23,7 @@ const ARTIFACTS = '.test-artifacts/appeals';
 // An appeal from the expired form page to its resolution and the
 // webhook it causes, at 360 and 1280 px, with axe-core on both pages.
 describe('an appeal in Chromium: the payer’s failed form, the operator’s queue, the webhooks', {
-  skip: noBrowser,
+  skip: pageTestSkip,
 }, () => {
   let t: TestApp;
   let base: string;

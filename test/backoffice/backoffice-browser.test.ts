@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip } from '../helpers/browser.js';
 import { consoleLogin, nextCode, operatorSecrets } from '../helpers/console.js';
 import { multipartBody, pngFile } from '../helpers/files.js';
 import {
@@ -22,7 +22,7 @@ import { startReceiver } from '../helpers/receiver.js';
 const ARTIFACTS = '.test-artifacts/backoffice';
 
 describe('back office in Chromium', {
-  skip: noBrowser,
+  skip: pageTestSkip,
 }, () => {
   let t: TestApp;
   let base: string;

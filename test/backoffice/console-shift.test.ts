@@ -8,9 +8,8 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import { parse } from 'csv-parse/sync';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { CHAIN_WATCHER_TOKEN, startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip, seriousViolations } from '../helpers/browser.js';
 import { consoleLogin, nextCode, operatorSecrets } from '../helpers/console.js';
-import { onPostgres } from '../helpers/database.js';
 import { multipartBody, pngFile } from '../helpers/files.js';
 import {
   addRequisite,
@@ -34,7 +33,7 @@ const rub = (n: number) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 type Order = { id: string; payment_id: string; payment_details: Record<string, string> };
 
 describe('console shift in Chromium (docs/decisions.md section 32)', {
-  skip: noBrowser || (onPostgres() ? 'page tests run on the embedded database' : false),
+  skip: pageTestSkip,
 }, () => {
   let t: TestApp;
   let base: string;

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip, seriousViolations } from '../helpers/browser.js';
 import { addRequisite } from '../helpers/merchant-client.js';
 import { pairDevice } from '../helpers/phones.js';
 
@@ -16,7 +16,7 @@ const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').def
 const ARTIFACTS = '.test-artifacts/pairing';
 
 // docs/decisions.md "The pairing page": a phone-first page (360 px) that works without script.
-describe('the pairing page in Chromium', { skip: noBrowser, timeout: 240_000 }, () => {
+describe('the pairing page in Chromium', { skip: pageTestSkip, timeout: 240_000 }, () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;

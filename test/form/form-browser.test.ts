@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip } from '../helpers/browser.js';
 import { pdfFile } from '../helpers/files.js';
 import {
   addRequisite,
@@ -22,7 +22,7 @@ const jsQR = createRequire(import.meta.url)('jsqr') as typeof import('jsqr').def
 
 const ARTIFACTS = '.test-artifacts/form';
 
-describe('payment form in Chromium', { skip: noBrowser }, () => {
+describe('payment form in Chromium', { skip: pageTestSkip }, () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;

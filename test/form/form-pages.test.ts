@@ -8,8 +8,7 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { CHAIN_WATCHER_TOKEN, manualClock, startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser, seriousViolations } from '../helpers/browser.js';
-import { onPostgres } from '../helpers/database.js';
+import { launchChromium, pageTestSkip, seriousViolations } from '../helpers/browser.js';
 import { multipartBody, pdfFile, pngFile } from '../helpers/files.js';
 import {
   addRequisite,
@@ -40,7 +39,7 @@ const WIDTHS = [360, 1280] as const;
 type Order = { id: string; payment_details: Record<string, string> };
 
 describe('payment form pages in Chromium: every state, ru and en, 360 and 1280 px (docs/decisions.md section 31)', {
-  skip: noBrowser || (onPostgres() ? 'page tests run on the embedded database' : false),
+  skip: pageTestSkip,
 }, () => {
   let t: TestApp;
   let limited: TestApp;

@@ -9,7 +9,7 @@ import { mnemonicToSeedSync } from '@scure/bip39';
 import type { Browser, Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip } from '../helpers/browser.js';
 import { pngFile } from '../helpers/files.js';
 import {
   addRequisite,
@@ -51,7 +51,7 @@ const seconds = (text: string) => {
 };
 
 describe('payment form states in Chromium', {
-  skip: noBrowser,
+  skip: pageTestSkip,
 }, () => {
   let t: TestApp;
   let base: string;

@@ -1,12 +1,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { onPostgres } from './database.js';
 
 /** Debian's Chromium (the `chromium` package; `.ci/run` installs it when missing). */
 export const CHROMIUM = '/usr/bin/chromium';
 
 /** A reason to skip browser suites on a machine without Chromium, or false. */
 export const noBrowser: string | false = existsSync(CHROMIUM) ? false : 'Debian chromium is not installed';
+
+/**
+ * The `skip` of a browser suite: without Chromium, or on the PostgreSQL pass. Pages render the same
+ * from either database, and each page's behaviour on PostgreSQL is covered by its HTTP tests, so
+ * the browser suites run once, in the embedded pass (`npm test`'s default, and CI's first: .ci/run).
+ */
+export const pageTestSkip: string | false =
+  noBrowser || (onPostgres() ? 'page tests run on the embedded database (CI runs that pass too)' : false);
 
 /**
  * Headless Chromium with the flags this workplace needs: no sandbox (root), no background

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip, seriousViolations } from '../helpers/browser.js';
 import { consoleLogin } from '../helpers/console.js';
 import { addRequisite, admin } from '../helpers/merchant-client.js';
 
@@ -14,7 +14,7 @@ const ARTIFACTS = '.test-artifacts/holders';
 // The holders' console pages in Chromium (docs/decisions.md "Holders' limits in the claim"): the
 // list and a holder's page at 360 and 1280 px in both languages, no page-wide horizontal scroll, no
 // serious axe violation; the settlement form works without JavaScript. Synthetic holder.
-describe('console: holders pages in Chromium', { skip: noBrowser }, () => {
+describe('console: holders pages in Chromium', { skip: pageTestSkip }, () => {
   let t: TestApp;
   let browser: Browser;
   let base: string;

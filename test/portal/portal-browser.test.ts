@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip, seriousViolations } from '../helpers/browser.js';
 import { nextCode } from '../helpers/console.js';
 import {
   addRequisite,
@@ -25,7 +25,7 @@ const PASSWORD = 'a long enough passphrase';
 
 // The portal in Chromium, as a merchant's owner uses it.
 describe('the merchant portal in Chromium: TOTP login, search, order page, exports, keys, sandbox, reports', {
-  skip: noBrowser,
+  skip: pageTestSkip,
 }, () => {
   let t: TestApp;
   let base: string;

@@ -82,7 +82,8 @@ url.pathname = `/${dbName}`;
 const profile = process.env.BENCH_CPU_PROF
   ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
   : [];
-const svc = await start([...profile, '--max-old-space-size=160', 'dist/main.js'], {
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const svc = await start([...profile, ...nodeArgs, '--max-old-space-size=160', 'dist/main.js'], {
   HOST: '127.0.0.1',
   DATABASE_URL: url.toString(),
   LOG_LEVEL: 'error',

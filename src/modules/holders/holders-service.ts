@@ -13,7 +13,7 @@ import {
 } from '../requisites/index.js';
 import { booksOf, heldBy } from './holders-ledger.js';
 import { createHolderMoney, type SettlementProofs } from './holders-money.js';
-import { assignPayout, holderOfPayout } from './holders-payouts.js';
+import { assignPayout, holderOfPayout, payoutsOfHolder } from './holders-payouts.js';
 
 export type {
   CorrectionInput,
@@ -217,6 +217,8 @@ export function createHoldersService(deps: {
     assignPayout,
     /** The holder a payout was given to, or undefined. */
     holderOfPayout,
+    /** The payouts given to a holder, newest first (their page's "Payouts to send"). */
+    payoutsOfHolder,
   };
 }
 

@@ -199,7 +199,10 @@ export interface PayoutHolderActor {
  * what they have to send, and their mark that they sent one, which goes through `markSentByHolder`
  * exactly as the operators' `/admin/payouts/{id}/holder-sent` does.
  */
-function holderDesk(deps: PayoutsDeps, markSentByHolder: ReturnType<typeof payoutSending>['markSentByHolder']) {
+function holderDesk(
+  deps: PayoutsDeps,
+  markSentByHolder: ReturnType<typeof payoutSending>['markSentByHolder'],
+) {
   const db = deps.database.db;
   return {
     /**
@@ -215,7 +218,9 @@ function holderDesk(deps: PayoutsDeps, markSentByHolder: ReturnType<typeof payou
       const since = deps.clock.now() - SENT_SHOWN_MS;
       const views = orders.map(holderPayoutView);
       return {
-        toSend: views.filter((o) => o.status === 'pending').sort((a, b) => a.created_at.localeCompare(b.created_at)),
+        toSend: views
+          .filter((o) => o.status === 'pending')
+          .sort((a, b) => a.created_at.localeCompare(b.created_at)),
         sent: views
           .filter((o) => o.status === 'success' && o.finished_at && Date.parse(o.finished_at) >= since)
           .sort((a, b) => (b.finished_at ?? '').localeCompare(a.finished_at ?? '')),
@@ -231,7 +236,8 @@ function holderDesk(deps: PayoutsDeps, markSentByHolder: ReturnType<typeof payou
      * on any refusal.
      */
     async sendAsHolder(actor: PayoutHolderActor, id: string, upload: MultipartUpload, note: string | null) {
-      if ((await deps.holders.holderOfPayout(db, id)) !== actor.holderId) throw new AppError('NOT_YOUR_PAYOUT');
+      if ((await deps.holders.holderOfPayout(db, id)) !== actor.holderId)
+        throw new AppError('NOT_YOUR_PAYOUT');
       if (!upload.file?.filename) throw new AppError('RECEIPT_REQUIRED');
       const by: AdminActor = { name: `holder:${actor.login}`, ip: actor.ip };
       const order = await markSentByHolder(id, actor.holderId, note, by, upload);

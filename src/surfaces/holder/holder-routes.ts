@@ -209,7 +209,13 @@ function pageRoutes(pages: App, sessions: HolderSessions, deps: HolderRoutesDeps
 function payoutRoutes(pages: App, sessions: HolderSessions, deps: HolderRoutesDeps) {
   const { page, uploads } = deps;
   pages.get('/holder/payouts', async (request, reply) =>
-    renderHolder(request, reply, sessions, 'payouts.eta', await page.payouts(sessions.userOf(request).holderId)),
+    renderHolder(
+      request,
+      reply,
+      sessions,
+      'payouts.eta',
+      await page.payouts(sessions.userOf(request).holderId),
+    ),
   );
   pages.post(
     '/holder/payouts/:id/sent',

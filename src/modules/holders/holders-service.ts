@@ -83,6 +83,16 @@ async function listWithFigures(db: Executor, pendingOf: (ids: string[]) => Promi
   return out;
 }
 
+/** Payouts through holders (docs/decisions.md "Payouts through holders", "Payouts on the holder's page"). */
+const HOLDER_PAYOUTS = {
+  /** Gives a pending payout (checked by the payouts rail) to a holder, in its transaction. */
+  assignPayout,
+  /** The holder a payout was given to, or undefined. */
+  holderOfPayout,
+  /** The payouts given to a holder, newest first (their page's "Payouts to send"). */
+  payoutsOfHolder,
+};
+
 /**
  * Holders (docs/decisions.md "Holders' money"): the people behind requisites, what each holds as a
  * ledger sum, settlements and corrections. Every write is audited; money moves in the ledger only.
@@ -213,12 +223,7 @@ export function createHoldersService(deps: {
 
     ...createHolderMoney({ db, clock: deps.clock, mustFind, proofs: deps.proofs }),
 
-    /** Gives a pending payout (checked by the payouts rail) to a holder, in its transaction: `assignPayout`. */
-    assignPayout,
-    /** The holder a payout was given to, or undefined. */
-    holderOfPayout,
-    /** The payouts given to a holder, newest first (their page's "Payouts to send"). */
-    payoutsOfHolder,
+    ...HOLDER_PAYOUTS,
   };
 }
 

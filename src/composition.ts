@@ -348,6 +348,7 @@ export function createServices(deps: {
       own: createHolderOwnActions({ database, clock }),
       desk: createHolderDesk({ database, clock }),
       receipts,
+      payouts,
       clock,
     }),
     ledger,

@@ -80,6 +80,8 @@ export const ERROR_STATUS = {
   HOLDER_ASSIGNMENT_CONFLICT: 409,
   /** A holder acting on their page on a requisite that is not theirs (docs/decisions.md "The holder's own page"). */
   NOT_YOUR_REQUISITE: 403,
+  /** A holder acting on their page on a PAYOUT given to another holder, or to none (docs/decisions.md "Payouts on the holder's page"). */
+  NOT_YOUR_PAYOUT: 403,
   /** A holder resuming a requisite paused by a bank's block, a silent phone or their limit, not by them. */
   REQUISITE_PAUSED_BY_OPERATOR: 409,
   PAYLOAD_TOO_LARGE: 413,

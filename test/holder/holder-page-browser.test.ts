@@ -5,9 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { launchChromium, noBrowser, seriousViolations } from '../helpers/browser.js';
+import { launchChromium, pageTestSkip, seriousViolations } from '../helpers/browser.js';
 import { cookiesOf, nextCode } from '../helpers/console.js';
-import { addRequisite, admin } from '../helpers/merchant-client.js';
+import { pdfFile } from '../helpers/files.js';
+import { addRequisite, admin, createMerchant, merchantRequest } from '../helpers/merchant-client.js';
 import { pairDevice } from '../helpers/phones.js';
 
 const ARTIFACTS = '.test-artifacts/holder';
@@ -16,7 +17,7 @@ const PASSWORD = 'a long enough holder passphrase';
 // The holder's own page in Chromium (docs/decisions.md "The holder's own page"): the sign-in, the
 // invitation and every signed-in page at 360 and 1280 px in Russian and English, no page-wide
 // horizontal scroll, no serious or critical axe violation; pausing a requisite works without script.
-describe("holder's own page in Chromium", { skip: noBrowser }, () => {
+describe("holder's own page in Chromium", { skip: pageTestSkip }, () => {
   let t: TestApp;
   let browser: Browser;
   let base: string;
@@ -31,6 +32,33 @@ describe("holder's own page in Chromium", { skip: noBrowser }, () => {
     await browser?.close();
     await t?.close();
   });
+
+  /** A live PAYOUT of a fresh merchant, given to holder `holderId`; its id. */
+  async function givenPayout(holderId: string): Promise<string> {
+    const merchant = await createMerchant(t.app);
+    await admin(t.app, 'POST', `/admin/merchants/${merchant.id}/ledger-adjustments`, {
+      currency: 'RUB',
+      amount: 5000,
+      reason: 'funding',
+    });
+    const res = await merchantRequest(t.app, merchant, '/merchant/createOrder', {
+      body: {
+        merchant_id: merchant.id,
+        direction: 'PAYOUT',
+        type: 'card',
+        amount: 2450,
+        payout_details: {
+          holderAccount: '2200123412341234',
+          holderName: 'Синтетический Получатель Выплаты',
+          methodName: 'Sberbank',
+        },
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    const id = (res.json() as { id: string }).id;
+    await admin(t.app, 'POST', `/admin/payouts/${id}/holder`, { holder_id: holderId });
+    return id;
+  }
 
   /** Fits the width without a page-wide scroll and has no serious axe violation, in both languages. */
   async function check(page: import('playwright-core').Page, path: string, name: string) {
@@ -53,6 +81,7 @@ describe("holder's own page in Chromium", { skip: noBrowser }, () => {
       name: 'Синтетический держатель с довольно длинным именем',
       exposure_limit: '150000',
       security_deposit: '20000',
+      payouts_allowed: true,
     });
     const requisite = await addRequisite(t.app, { kind: 'card', bank: 'pochta', max_amount: '1' });
     await admin(t.app, 'PUT', `/admin/holders/${holder.id}/requisites`, { requisite_ids: [requisite.id] });
@@ -61,6 +90,8 @@ describe("holder's own page in Chromium", { skip: noBrowser }, () => {
       amount: '1250.5',
       reason: 'opening',
     });
+    // A PAYOUT given to the holder to send (docs/decisions.md "Payouts on the holder's page").
+    const payoutId = await givenPayout(holder.id);
     const login = `holder-${randomUUID().slice(0, 8)}`;
     const invite = await admin<{ invite_url: string }>(
       t.app,
@@ -107,6 +138,17 @@ describe("holder's own page in Chromium", { skip: noBrowser }, () => {
     await check(page, '/holder', 'home');
     await check(page, '/holder/statement', 'statement');
     await check(page, '/holder/report', 'report');
+    await check(page, '/holder/payouts', 'payouts');
+
+    // Marked sent with its receipt, without script; then listed among the sent ones.
+    await page.goto(`${base}/holder/payouts?lang=en`);
+    await page
+      .locator(`#receipt-${payoutId}`)
+      .setInputFiles({ name: 'receipt.pdf', mimeType: 'application/pdf', buffer: pdfFile('sent') });
+    await page.locator(`[data-id="${payoutId}"] button[type=submit]`).click();
+    await page.waitForURL(/msg=payoutSent/);
+    assert.equal(await page.getByTestId('payouts-sent').locator('tbody tr').count(), 1);
+    await check(page, '/holder/payouts?msg=payoutSent', 'payouts-sent');
 
     await page.goto(`${base}/holder?lang=en`);
     await page.getByTestId('pause').click();

@@ -151,13 +151,15 @@ describe("holder's own page: sign-in, own requisites, missed-payment report", ()
     assert.equal(resumed.statusCode, 303, resumed.body);
     assert.equal((await holderOf(holderA.id)).requisites[0]?.paused_reason, null);
 
-    // A pause for the holder's standing is not theirs to lift; their own pause yields to it.
-    await admin(t.app, 'PATCH', `/admin/holders/${holderA.id}`, { status: 'suspended' });
+    // A pause for the holder's standing (here: holding more than their limit) is not theirs to
+    // lift; their own pause yields to it. (A suspension signs them out altogether.)
+    await admin(t.app, 'POST', `/admin/holders/${holderA.id}/corrections`, { amount: '500', reason: 'test' });
+    await admin(t.app, 'PATCH', `/admin/holders/${holderA.id}`, { exposure_limit: '100' });
     assert.equal((await holderOf(holderA.id)).requisites[0]?.paused_reason, 'holder');
     const notTheirs = await form(url(reqA.id, 'resume'), session.cookie, { _csrf: session.csrf });
     assert.equal(notTheirs.statusCode, 409, notTheirs.body);
     assert.match(notTheirs.body, /data-testid="error-code">REQUISITE_PAUSED_BY_OPERATOR</);
-    await admin(t.app, 'PATCH', `/admin/holders/${holderA.id}`, { status: 'active' });
+    await admin(t.app, 'PATCH', `/admin/holders/${holderA.id}`, { exposure_limit: null });
     assert.equal((await holderOf(holderA.id)).requisites[0]?.paused_reason, null);
 
     // A requisite of nobody's (or that does not exist) is refused the same way.

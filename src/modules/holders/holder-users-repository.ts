@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import { and, asc, count, eq, gt, isNull, lt, or } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { holderInvites, holderUserSessions, holderUsers } from '../../db/tables/holders.js';
 
@@ -94,4 +94,45 @@ export async function liveSession(ex: Executor, tokenDigest: string, now: Date) 
 
 export async function deleteSession(ex: Executor, tokenDigest: string): Promise<void> {
   await ex.delete(holderUserSessions).where(eq(holderUserSessions.tokenDigest, tokenDigest));
+}
+
+/** A holder's page accounts with their live sessions' count, oldest first. */
+export async function usersOfHolder(ex: Executor, holderId: string, now: Date) {
+  return ex
+    .select({
+      id: holderUsers.id,
+      login: holderUsers.login,
+      enabled: holderUsers.enabled,
+      createdAt: holderUsers.createdAt,
+      lastLoginAt: holderUsers.lastLoginAt,
+      sessions: count(holderUserSessions.tokenDigest),
+    })
+    .from(holderUsers)
+    .leftJoin(
+      holderUserSessions,
+      and(eq(holderUserSessions.userId, holderUsers.id), gt(holderUserSessions.expiresAt, now)),
+    )
+    .where(eq(holderUsers.holderId, holderId))
+    .groupBy(holderUsers.id)
+    .orderBy(asc(holderUsers.createdAt));
+}
+
+/** Sets account `userId` of holder `holderId` on or off; false when it is not theirs. */
+export async function setUserEnabled(
+  ex: Executor,
+  holderId: string,
+  userId: string,
+  enabled: boolean,
+): Promise<boolean> {
+  const rows = await ex
+    .update(holderUsers)
+    .set({ enabled })
+    .where(and(eq(holderUsers.id, userId), eq(holderUsers.holderId, holderId)))
+    .returning({ id: holderUsers.id });
+  return rows.length > 0;
+}
+
+/** Ends every session of an account at once. */
+export async function deleteSessionsOfUser(ex: Executor, userId: string): Promise<void> {
+  await ex.delete(holderUserSessions).where(eq(holderUserSessions.userId, userId));
 }

@@ -8,6 +8,7 @@ import { writeAudit } from '../../platform/audit/index.js';
 import { createTwoFactor, type TwoFactor } from '../../platform/sessions/index.js';
 import {
   deleteSession,
+  deleteSessionsOfUser,
   insertInvite,
   insertSession,
   insertUser,
@@ -15,9 +16,11 @@ import {
   lockLiveInvite,
   markInviteUsed,
   setInvitePendingTotp,
+  setUserEnabled,
   spendTotpStep,
   touchLogin,
   userByLogin,
+  usersOfHolder,
 } from './holder-users-repository.js';
 import { findHolder } from './holders-repository.js';
 
@@ -146,10 +149,16 @@ function invitationSteps({ db, clock, twoFactor, now, publicBaseUrl }: UsersCont
 }
 
 /** Why a sign-in failed, for the audit. */
-function failure(user: { enabled: boolean } | undefined, ok: boolean, step: number | null): string {
+function failure(
+  user: { enabled: boolean } | undefined,
+  ok: boolean,
+  step: number | null,
+  holderActive: boolean,
+): string {
   if (!user) return 'unknown_user';
   if (!ok) return 'wrong_password';
   if (!user.enabled) return 'disabled';
+  if (!holderActive) return 'holder_suspended';
   return step === null ? 'wrong_code' : 'replayed_code';
 }
 
@@ -165,7 +174,15 @@ function sessionSteps({ db, clock, twoFactor, now }: UsersContext) {
       const user = await userByLogin(db, login);
       const ok = await verifyPassword(user?.passwordHash, input.password);
       const step = user ? twoFactor.step(user.totpSealed, input.code) : null;
-      const good = !!user && ok && user.enabled && step !== null && (await spendTotpStep(db, user.id, step));
+      // A suspended holder signs in no more (docs/decisions.md "Payouts on the holder's page").
+      const holderActive = !!user && (await findHolder(db, user.holderId))?.status === 'active';
+      const good =
+        !!user &&
+        ok &&
+        user.enabled &&
+        holderActive &&
+        step !== null &&
+        (await spendTotpStep(db, user.id, step));
       if (!user || !good) {
         await writeAudit(
           db,
@@ -174,7 +191,7 @@ function sessionSteps({ db, clock, twoFactor, now }: UsersContext) {
             action: 'holder.login_failed',
             targetType: 'holder_user',
             targetId: login,
-            after: { reason: failure(user, ok, step) },
+            after: { reason: failure(user, ok, step, holderActive) },
           },
         );
         return undefined;
@@ -202,16 +219,66 @@ function sessionSteps({ db, clock, twoFactor, now }: UsersContext) {
       return { token, maxAgeSeconds: SESSION_TTL_MS / 1000 };
     },
 
-    /** The signed-in holder of a session token, or undefined (unknown, expired, account disabled). */
+    /**
+     * The signed-in holder of a session token, or undefined (unknown, expired, account disabled, or
+     * the holder suspended: their open sessions stop working at once).
+     */
     async session(token: string): Promise<HolderUser | undefined> {
       const found = await liveSession(db, sha256Hex(token), now());
       if (!found?.user.enabled) return undefined;
       const holder = await findHolder(db, found.user.holderId);
-      if (!holder) return undefined;
+      if (!holder || holder.status !== 'active') return undefined;
       return { id: found.user.id, holderId: holder.id, login: found.user.login, csrf: found.session.csrf };
     },
 
     logout: (token: string) => deleteSession(db, sha256Hex(token)),
+  };
+}
+
+/** The operators' control of a holder's page accounts (docs/decisions.md "Payouts on the holder's page"). */
+function accountSteps({ db, now }: UsersContext) {
+  return {
+    /** Holder `holderId`'s page accounts: login, enabled, created, last sign-in, live sessions. NOT_FOUND for an unknown holder. */
+    async accounts(holderId: string) {
+      const holder = isHolderId(holderId) ? await findHolder(db, holderId) : undefined;
+      if (!holder) throw new AppError('NOT_FOUND');
+      return (await usersOfHolder(db, holderId, now())).map(accountView);
+    },
+
+    /**
+     * An operator turns account `userId` of holder `holderId` off (every session of it ends in the
+     * same transaction) or on again. NOT_FOUND when the account is not that holder's. Audited
+     * `holder.account_disabled` / `holder.account_enabled`.
+     */
+    async setAccountEnabled(holderId: string, userId: string, enabled: boolean, by: AdminActor) {
+      if (!isHolderId(holderId) || !isHolderId(userId)) throw new AppError('NOT_FOUND');
+      await db.transaction(async (tx) => {
+        if (!(await setUserEnabled(tx, holderId, userId, enabled))) throw new AppError('NOT_FOUND');
+        if (!enabled) await deleteSessionsOfUser(tx, userId);
+        await writeAudit(tx, by, {
+          action: enabled ? 'holder.account_enabled' : 'holder.account_disabled',
+          targetType: 'holder_user',
+          targetId: userId,
+          after: { holder_id: holderId, enabled },
+        });
+      });
+      const found = (await usersOfHolder(db, holderId, now())).find((u) => u.id === userId);
+      if (!found) throw new AppError('NOT_FOUND');
+      return accountView(found);
+    },
+  };
+}
+
+const isHolderId = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
+
+function accountView(u: Awaited<ReturnType<typeof usersOfHolder>>[number]) {
+  return {
+    id: u.id,
+    login: u.login,
+    enabled: u.enabled,
+    created_at: u.createdAt.toISOString(),
+    last_login_at: u.lastLoginAt?.toISOString() ?? null,
+    open_sessions: Number(u.sessions),
   };
 }
 
@@ -235,7 +302,7 @@ export function createHolderUsers(deps: {
     twoFactor: createTwoFactor(deps),
     now: () => new Date(deps.clock.now()),
   };
-  return { ...invitationSteps(ctx), ...sessionSteps(ctx) };
+  return { ...invitationSteps(ctx), ...sessionSteps(ctx), ...accountSteps(ctx) };
 }
 
 export type HolderUsers = ReturnType<typeof createHolderUsers>;

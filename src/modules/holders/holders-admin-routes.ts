@@ -9,6 +9,8 @@ import { STATEMENT_CSV_COLUMNS } from '../ledger/index.js';
 import type { HolderUsers } from './holder-users.js';
 import {
   CorrectionBody,
+  HolderAccountParams,
+  HolderAccountSchema,
   HolderCreateBody,
   HolderDetailSchema,
   HolderIdParams,
@@ -240,4 +242,50 @@ function holderInvitationRoutes(app: App, deps: { users: HolderUsers }) {
     },
     async (request) => ok(await deps.users.invite(request.params.id, request.body, actorOf(request))),
   );
+  holderAccountRoutes(app, deps);
+}
+
+/**
+ * A holder's page accounts (docs/decisions.md "Payouts on the holder's page"): the list, and an
+ * operator's disable (their sessions end at once) or enable; writes `pool.manage`, audited.
+ */
+function holderAccountRoutes(app: App, deps: { users: HolderUsers }) {
+  const ok = <T>(data: T) => ({ success: true as const, data });
+  app.get(
+    '/admin/holders/:id/accounts',
+    {
+      schema: {
+        tags,
+        summary: "A holder's accounts on their own page",
+        params: HolderIdParams,
+        response: { 200: Envelope(Type.Array(HolderAccountSchema)), ...errorResponses },
+      },
+    },
+    async (request) => ok(await deps.users.accounts(request.params.id)),
+  );
+  for (const action of ['disable', 'enable'] as const) {
+    app.post(
+      `/admin/holders/:id/accounts/:user_id/${action}`,
+      {
+        schema: {
+          tags,
+          summary:
+            action === 'disable'
+              ? "Disable a holder's page account: it cannot sign in and its sessions end now"
+              : "Enable a holder's page account again",
+          params: HolderAccountParams,
+          response: { 200: Envelope(HolderAccountSchema), ...errorResponses },
+        },
+      },
+      async (request) =>
+        ok(
+          await deps.users.setAccountEnabled(
+            request.params.id,
+            request.params.user_id,
+            action === 'enable',
+            actorOf(request),
+          ),
+        ),
+    );
+  }
 }

@@ -5,7 +5,7 @@
  * checks the order and calls these inside its transaction.
  */
 import type { Decimal } from 'decimal.js';
-import { eq, sql } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { holderPayouts } from '../../db/tables/holders.js';
 import type { AdminActor } from '../../http/request-context.js';
@@ -24,6 +24,19 @@ export async function holderOfPayout(ex: Executor, orderId: string): Promise<str
     .from(holderPayouts)
     .where(eq(holderPayouts.orderId, orderId));
   return rows[0]?.holderId;
+}
+
+/** The payouts given to holder `holderId` (any status): order id and when it was given, newest first. */
+export async function payoutsOfHolder(
+  ex: Executor,
+  holderId: string,
+): Promise<Array<{ orderId: string; assignedAt: Date }>> {
+  return ex
+    .select({ orderId: holderPayouts.orderId, assignedAt: holderPayouts.assignedAt })
+    .from(holderPayouts)
+    .where(eq(holderPayouts.holderId, holderId))
+    .orderBy(desc(holderPayouts.assignedAt))
+    .limit(500);
 }
 
 /**

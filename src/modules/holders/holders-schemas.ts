@@ -208,3 +208,18 @@ export const HolderInvitationSchema = Type.Object({
   invite_url: Type.String(),
   expires_at: Type.String({ format: 'date-time' }),
 });
+
+/** A holder's page account (docs/decisions.md "Payouts on the holder's page"). */
+export const HolderAccountSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  login: Type.String(),
+  enabled: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  last_login_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  open_sessions: Type.Integer({ description: 'live sessions; 0 once disabled' }),
+});
+
+export const HolderAccountParams = Type.Object({
+  id: Type.String({ maxLength: 64 }),
+  user_id: Type.String({ maxLength: 64 }),
+});

@@ -13,7 +13,7 @@ import {
 } from '../requisites/index.js';
 import { booksOf, heldBy } from './holders-ledger.js';
 import { createHolderMoney, type SettlementProofs } from './holders-money.js';
-import { assignPayout, holderOfPayout } from './holders-payouts.js';
+import { assignPayout, holderOfPayout, payoutsOfHolder } from './holders-payouts.js';
 
 export type {
   CorrectionInput,
@@ -82,6 +82,16 @@ async function listWithFigures(db: Executor, pendingOf: (ids: string[]) => Promi
   }
   return out;
 }
+
+/** Payouts through holders (docs/decisions.md "Payouts through holders", "Payouts on the holder's page"). */
+const HOLDER_PAYOUTS = {
+  /** Gives a pending payout (checked by the payouts rail) to a holder, in its transaction. */
+  assignPayout,
+  /** The holder a payout was given to, or undefined. */
+  holderOfPayout,
+  /** The payouts given to a holder, newest first (their page's "Payouts to send"). */
+  payoutsOfHolder,
+};
 
 /**
  * Holders (docs/decisions.md "Holders' money"): the people behind requisites, what each holds as a
@@ -213,10 +223,7 @@ export function createHoldersService(deps: {
 
     ...createHolderMoney({ db, clock: deps.clock, mustFind, proofs: deps.proofs }),
 
-    /** Gives a pending payout (checked by the payouts rail) to a holder, in its transaction: `assignPayout`. */
-    assignPayout,
-    /** The holder a payout was given to, or undefined. */
-    holderOfPayout,
+    ...HOLDER_PAYOUTS,
   };
 }
 

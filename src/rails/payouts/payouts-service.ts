@@ -21,14 +21,20 @@ import {
 } from '../../modules/orders/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import type { ReceiptsService } from '../receipts/index.js';
-import { listQueue } from './payout-order-reads.js';
+import { holderPayoutView, listQueue, ordersByIds } from './payout-order-reads.js';
 
 /**
  * PAYOUT orders (docs/api.md "createOrder - PAYOUT"; docs/decisions.md sections 6 and 10): the
  * funds are held at creation and debited when an operator marks the payout sent.
  */
 export function createPayoutsService(deps: PayoutsDeps) {
-  return { ...payoutCreation(deps), ...payoutSending(deps), ...payoutQueue(deps) };
+  const sending = payoutSending(deps);
+  return {
+    ...payoutCreation(deps),
+    ...sending,
+    ...payoutQueue(deps),
+    ...holderDesk(deps, sending.markSentByHolder),
+  };
 }
 
 /** What the payouts service works with. */
@@ -40,7 +46,7 @@ export interface PayoutsDeps {
   /** Keeps and records a payout's proof of transfer (the receipts module's). */
   proofs: Pick<ReceiptsService, 'keepProof' | 'recordProof' | 'removeProof'>;
   /** Payouts through holders (docs/decisions.md "Payouts through holders"). */
-  holders: Pick<HoldersService, 'assignPayout' | 'holderOfPayout'>;
+  holders: Pick<HoldersService, 'assignPayout' | 'holderOfPayout' | 'payoutsOfHolder'>;
 }
 
 /** Creating a payout: the bank checked, the balance locked, the order and its hold in one transaction. */
@@ -176,6 +182,68 @@ function payoutSending(deps: PayoutsDeps) {
     },
   };
   return sending;
+}
+
+/** How long a sent payout stays on the holder's page (docs/decisions.md "Payouts on the holder's page"). */
+const SENT_SHOWN_MS = 7 * 86_400_000;
+
+/** Who acts on the holder's page: their holder, login (audited as `holder:<login>`) and IP. */
+export interface PayoutHolderActor {
+  holderId: string;
+  login: string;
+  ip: string;
+}
+
+/**
+ * The holder's side of payouts through holders (docs/decisions.md "Payouts on the holder's page"):
+ * what they have to send, and their mark that they sent one, which goes through `markSentByHolder`
+ * exactly as the operators' `/admin/payouts/{id}/holder-sent` does.
+ */
+function holderDesk(
+  deps: PayoutsDeps,
+  markSentByHolder: ReturnType<typeof payoutSending>['markSentByHolder'],
+) {
+  const db = deps.database.db;
+  return {
+    /**
+     * The payouts given to `holderId`: `toSend` (pending, oldest first, with the recipient's details
+     * as the order holds them) and `sent` (succeeded within the last 7 days, newest first).
+     */
+    async holderPayouts(holderId: string) {
+      const given = await deps.holders.payoutsOfHolder(db, holderId);
+      const orders = await ordersByIds(
+        db,
+        given.map((g) => g.orderId),
+      );
+      const since = deps.clock.now() - SENT_SHOWN_MS;
+      const views = orders.map(holderPayoutView);
+      return {
+        toSend: views
+          .filter((o) => o.status === 'pending')
+          .sort((a, b) => a.created_at.localeCompare(b.created_at)),
+        sent: views
+          .filter((o) => o.status === 'success' && o.finished_at && Date.parse(o.finished_at) >= since)
+          .sort((a, b) => (b.finished_at ?? '').localeCompare(a.finished_at ?? '')),
+      };
+    },
+
+    /**
+     * The holder marks a payout given to them sent, with its receipt (required): NOT_YOUR_PAYOUT (403)
+     * for a payout given to another holder or to none (a PAYIN never is), RECEIPT_REQUIRED without a
+     * file; then `markSentByHolder` (its hold captured, the order successful, the receipt kept as
+     * the proof, their held amount down, audited as `holder:<login>`): ORDER_STATE_CONFLICT (409)
+     * once it is finished, the receipt codes for a file that is not PDF/JPEG/PNG. Nothing is written
+     * on any refusal.
+     */
+    async sendAsHolder(actor: PayoutHolderActor, id: string, upload: MultipartUpload, note: string | null) {
+      if ((await deps.holders.holderOfPayout(db, id)) !== actor.holderId)
+        throw new AppError('NOT_YOUR_PAYOUT');
+      if (!upload.file?.filename) throw new AppError('RECEIPT_REQUIRED');
+      const by: AdminActor = { name: `holder:${actor.login}`, ip: actor.ip };
+      const order = await markSentByHolder(id, actor.holderId, note, by, upload);
+      return { id: order.id, status: order.status };
+    },
+  };
 }
 
 /** The operators' queue of payouts and the banks' account standards. */

@@ -47,8 +47,10 @@ export function holderPages(
       );
       const others = devices.filter((d) => d.holder_id !== holder.id && d.state !== 'revoked');
       const lastSettlement = holder.settlements.find((s) => s.kind === 'settlement') ?? null;
+      const accounts = await services.holderUsers.accounts(holder.id);
       return render(request, reply, 'holder.eta', {
         holder,
+        accounts,
         phones,
         others,
         lastSettlement,
@@ -104,7 +106,36 @@ export function holderPages(
     },
   );
   holderInvitationPage(pages, services);
+  holderAccountPages(pages, services);
   holderReportFile(pages, services);
+}
+
+/**
+ * A holder's page account turned off (its sessions end at once) or on again, `pool.manage` like the
+ * admin API's (docs/decisions.md "Payouts on the holder's page").
+ */
+function holderAccountPages(pages: App, services: Pick<ConsoleServices, 'holderUsers'>) {
+  for (const action of ['disable', 'enable'] as const) {
+    pages.post(
+      `/backoffice/holders/:id/accounts/:user_id/${action}`,
+      {
+        preValidation: needs('pool.manage'),
+        schema: { params: Type.Object({ id: PathParam, user_id: PathParam }), body: FormBody({}) },
+      },
+      async (request, reply) => {
+        const { id, user_id: userId } = request.params;
+        return act(reply, `/backoffice/holders/${encodeURIComponent(id)}`, async () => {
+          await services.holderUsers.setAccountEnabled(
+            id,
+            userId,
+            action === 'enable',
+            userOf(request).actor,
+          );
+          return action === 'enable' ? 'holderAccountEnabled' : 'holderAccountDisabled';
+        });
+      },
+    );
+  }
 }
 
 /**

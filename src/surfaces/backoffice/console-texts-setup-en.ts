@@ -31,6 +31,8 @@ export const CONSOLE_SETUP_EN = {
   flash_payoutSent: 'Payout marked sent.',
   flash_holderSettled: 'Settlement of {amount} recorded.',
   flash_holderCorrected: 'Correction of {amount} recorded.',
+  flash_holderAccountDisabled: 'The account is disabled; its sessions are ended.',
+  flash_holderAccountEnabled: 'The account is enabled.',
   flash_holderPhoneAssigned: 'The phone is the holder’s now.',
   flash_payoutFailed: 'Payout marked failed.',
   flash_passwordChanged: 'Password changed; your other sessions were ended.',

@@ -28,6 +28,8 @@ export const CONSOLE_SETUP_RU = {
   flash_payoutSent: 'Выплата отмечена отправленной.',
   flash_holderSettled: 'Сдача {amount} записана.',
   flash_holderCorrected: 'Корректировка {amount} записана.',
+  flash_holderAccountDisabled: 'Вход отключён, его сессии закрыты.',
+  flash_holderAccountEnabled: 'Вход включён.',
   flash_holderPhoneAssigned: 'Телефон теперь у держателя.',
   flash_payoutFailed: 'Выплата отмечена неуспешной.',
   flash_passwordChanged: 'Пароль изменён; остальные ваши сессии завершены.',

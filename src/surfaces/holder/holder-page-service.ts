@@ -3,6 +3,7 @@ import { AppError, invalidField } from '../../lib/errors.js';
 import type { HolderActor, HolderOwnActions, HoldersService } from '../../modules/holders/index.js';
 import { parseAmount } from '../../modules/holders/index.js';
 import type { HolderDesk } from '../../rails/devices/index.js';
+import type { PayoutsService } from '../../rails/payouts/index.js';
 import type { ReceiptsService } from '../../rails/receipts/index.js';
 
 /** How far back a missed payment may be reported, and how far ahead a phone's clock may be. */
@@ -49,16 +50,36 @@ export function createHolderPage(deps: {
   own: HolderOwnActions;
   desk: HolderDesk;
   receipts: ReceiptsService;
+  /** Payouts given to the holder to send from their card (docs/decisions.md "Payouts on the holder's page"). */
+  payouts: Pick<PayoutsService, 'holderPayouts' | 'sendAsHolder'>;
   clock: { now(): number };
 }) {
-  const { holders, own, desk, receipts } = deps;
+  const { holders, own, desk, receipts, payouts } = deps;
   return {
-    /** Everything the home page shows: the holder, figures, requisites, phones, today's orders. */
+    /** Everything the home page shows: the holder, figures, requisites, phones, today's orders, payouts to send. */
     async home(holderId: string) {
       const holder = await holders.get(holderId);
       const ids = holder.requisites.map((r) => r.id);
-      const [phones, orders] = await Promise.all([desk.phones(holderId, ids), desk.todayOrders(ids)]);
-      return { holder, phones, orders };
+      const [phones, orders, given] = await Promise.all([
+        desk.phones(holderId, ids),
+        desk.todayOrders(ids),
+        payouts.holderPayouts(holderId),
+      ]);
+      return { holder, phones, orders, payoutsToSend: given.toSend };
+    },
+
+    /** The payouts page: those to send and those sent in the last 7 days (`holderPayouts`). */
+    payouts: (holderId: string) => payouts.holderPayouts(holderId),
+
+    /**
+     * The holder marks payout `id` sent with the form's receipt (`sendAsHolder`: NOT_YOUR_PAYOUT,
+     * RECEIPT_REQUIRED, the receipt codes, ORDER_STATE_CONFLICT; nothing written on a refusal). The
+     * form's note (at most 500 characters) becomes the order's status reason.
+     */
+    async sendPayout(actor: HolderActor, id: string, upload: MultipartUpload) {
+      const note = (upload.fields.note ?? '').trim();
+      if (note.length > NOTE_MAX) throw invalidField('note', `at most ${NOTE_MAX} characters`);
+      return payouts.sendAsHolder(actor, id, upload, note || null);
     },
 
     /** The statement of a period and the settlements (`holders.statement`). */

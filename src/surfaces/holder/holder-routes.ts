@@ -199,6 +199,38 @@ function pageRoutes(pages: App, sessions: HolderSessions, deps: HolderRoutesDeps
       return reply.redirect('/holder?msg=reported', 303);
     },
   );
+  payoutRoutes(pages, sessions, deps);
+}
+
+/**
+ * Payouts given to the holder to send from their card (docs/decisions.md "Payouts on the holder's
+ * page"): the list, and the form that marks one sent with its receipt (multipart, CSRF in the parts).
+ */
+function payoutRoutes(pages: App, sessions: HolderSessions, deps: HolderRoutesDeps) {
+  const { page, uploads } = deps;
+  pages.get('/holder/payouts', async (request, reply) =>
+    renderHolder(
+      request,
+      reply,
+      sessions,
+      'payouts.eta',
+      await page.payouts(sessions.userOf(request).holderId),
+    ),
+  );
+  pages.post(
+    '/holder/payouts/:id/sent',
+    { schema: { params: IdParams }, config: { csrfInParts: true } satisfies SessionRouteConfig },
+    async (request, reply) => {
+      const upload = await uploads.read(request.parts(), 'receipt');
+      try {
+        sessions.checkCsrf(request, upload.fields._csrf);
+        await page.sendPayout(actorOf(sessions, request), request.params.id, upload);
+      } finally {
+        await uploads.discard(upload);
+      }
+      return reply.redirect('/holder/payouts?msg=payoutSent', 303);
+    },
+  );
 }
 
 /**

@@ -1,4 +1,6 @@
-import { formatUnits, parseUnits } from 'viem';
+// ox's Value (viem's own unit conversions, one small module): importing viem's barrel cost the
+// service 0.4-0.8 s of every start (docs/decisions.md section 48).
+import { format as formatUnits, from as parseUnits } from 'ox/Value';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import type { AwaitingTransfer, ObservedTransfer } from '../crypto/index.js';
@@ -241,7 +243,7 @@ function transferOf(settings: EffectiveChainSettings, t: AwaitingTransfer): Seen
 }
 
 /**
- * Integer units to coin units with the asset's decimals (exact: viem's formatUnits, no float; 2^256-1
+ * Integer units to coin units with the asset's decimals (exact: ox's Value.format, no float; 2^256-1
  * units stay all 78 digits, never 1.07e+73).
  */
 function toObserved(settings: EffectiveChainSettings, t: SeenTransfer): ObservedTransfer {

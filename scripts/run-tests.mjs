@@ -3,8 +3,9 @@
 // points at PostgreSQL, a fresh database is created for the run and dropped after it, so no existing
 // data is touched; otherwise the tests use embedded PostgreSQL (PGlite) in memory.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
 import pg from 'pg';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -34,6 +35,7 @@ const files = ['src', 'test', 'packages']
 
 const baseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 let dbName;
+let snapshot;
 const env = { ...process.env };
 delete env.DATABASE_URL;
 if (baseUrl) {
@@ -48,7 +50,16 @@ if (baseUrl) {
   console.log(`Testing on PostgreSQL (fresh database ${dbName})`);
 } else {
   delete env.TEST_DATABASE_URL;
-  console.log('Testing on embedded PostgreSQL (PGlite, in memory)');
+  // A new in-memory PGlite cluster costs seconds; every test file starts from one migrated dump.
+  snapshot = join(mkdtempSync(join(tmpdir(), 'pglite-snapshot-')), 'migrated.tar');
+  const made = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/pglite-snapshot.ts', snapshot], {
+    cwd: root,
+    env,
+    stdio: 'inherit',
+  });
+  if (made.status !== 0) process.exit(made.status ?? 1);
+  env.TEST_PGLITE_SNAPSHOT = snapshot;
+  console.log('Testing on embedded PostgreSQL (PGlite, in memory, from one migrated dump)');
 }
 
 const run = (list, concurrency) =>
@@ -70,4 +81,5 @@ if (dbName) {
   await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   await admin.end();
 }
+if (snapshot) rmSync(dirname(snapshot), { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -85,6 +85,12 @@ export interface OpenOptions {
   acquireTimeoutMs?: number;
   /** Whether to apply pending migrations (default true). */
   migrate?: boolean;
+  /**
+   * PGlite only, in memory: start from this dump of a data directory (PGlite's `dumpDataDir`)
+   * instead of a new cluster. The tests make one migrated dump per run (scripts/run-tests.mjs):
+   * a new in-memory cluster costs seconds of every test file's start.
+   */
+  pgliteSnapshot?: Blob | undefined;
   /** Told the text of every statement run through drizzle (tests count statements with it). */
   logQuery?: (query: string, params: unknown[]) => void;
 }
@@ -205,7 +211,7 @@ async function openPglite(options: OpenOptions): Promise<Database> {
     release = acquireDirectoryLock(options.dataDir);
     client = new PGlite(join(options.dataDir, 'pgdata'));
   } else {
-    client = new PGlite();
+    client = new PGlite(options.pgliteSnapshot ? { loadDataDir: options.pgliteSnapshot } : {});
   }
   try {
     await client.waitReady;

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { type Database, openDatabase } from '../../src/db/database.js';
 
@@ -15,8 +16,22 @@ export function testDatabaseUrl(): string | undefined {
 export function testDatabase(): Promise<Database> {
   // A machine loaded by a whole suite serves 200 orders queued on one lock in over 5 s: tests wait
   // for a connection as long as they need (the service's own 5 s limit is for production).
-  shared ??= openDatabase({ databaseUrl: testDatabaseUrl(), poolSize: 20, acquireTimeoutMs: 30_000 });
+  shared ??= openDatabase({
+    databaseUrl: testDatabaseUrl(),
+    poolSize: 20,
+    acquireTimeoutMs: 30_000,
+    pgliteSnapshot: pgliteSnapshot(),
+  });
   return shared;
+}
+
+/**
+ * The migrated PGlite dump `npm test` makes once per run (TEST_PGLITE_SNAPSHOT, scripts/run-tests.mjs),
+ * or undefined (a test file run alone migrates a new cluster, as before).
+ */
+export function pgliteSnapshot(): Blob | undefined {
+  const path = process.env.TEST_PGLITE_SNAPSHOT;
+  return path ? new Blob([readFileSync(path)]) : undefined;
 }
 
 export const onPostgres = (): boolean => testDatabaseUrl() !== undefined;

@@ -13,7 +13,7 @@ import {
   pickRequisiteQuery,
   recordAssignment,
 } from '../requisites/index.js';
-import { type HolderGate, pendingOfHolder } from './holder-exposure.js';
+import { type HolderGate, holderHasRoom, pendingOfHolder } from './holder-exposure.js';
 import type { NewOrderDraft } from './new-order.js';
 import type { OrderRow } from './order-view.js';
 import {
@@ -281,31 +281,6 @@ export async function takeRequisite(
     rejected.push(picked.id);
   }
   return undefined;
-}
-
-/**
- * Whether a requisite chosen outside the claim (a pool offer, docs/decisions.md section 23) may take
- * an order of `amount` for its holder (docs/decisions.md "Offers and the holder's room"): true when it
- * has no holder or there is no gate; otherwise the holder's exposure lock is taken (the same lock and
- * order as `takeRequisite`: after the RUB amounts lock) and the claim's own room condition is read
- * with a fresh statement, so that a suspended holder, or one whose held + pending + amount would pass
- * exposure_limit + security_deposit, gets none.
- */
-export async function holderHasRoom(
-  ex: Executor,
-  gate: HolderGate | undefined,
-  input: { holderId: string | null; amount: Decimal; currency: string },
-): Promise<boolean> {
-  if (!gate || !input.holderId) return true;
-  await gate.lock(ex, input.holderId);
-  const holderId = sql`${input.holderId}::uuid`;
-  const room = gate.room({
-    holderId,
-    amount: sql`${toDbAmount(input.amount)}`,
-    currency: sql`${input.currency}`,
-    pending: pendingOfHolder(holderId),
-  });
-  return rowsOf<{ ok: boolean }>(await ex.execute(sql`SELECT ${room} AS ok`))[0]?.ok === true;
 }
 
 interface RawPick {

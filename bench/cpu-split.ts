@@ -4,6 +4,8 @@
  * per request: CPU milliseconds of the server process, of PostgreSQL's processes and of the load
  * generator, transactions committed, rows written and WAL bytes. On a 2-core machine the sum of the
  * CPU columns bounds the throughput (2,000 ms of CPU per second). Needs `npm run build` first.
+ * BENCH_ONLY=create measures createOrder alone; BENCH_ONLY=get createOrder (to have orders) and GET,
+ * without the bare routes. BENCH_CPU_PROF=<dir> writes the service's V8 CPU profile there.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -192,14 +194,13 @@ const svcPid = svc.child.pid ?? 0;
 const basePid = base.child.pid ?? 0;
 await measure('createOrder (service)', svcPid, svc.base, createOrderLoad(merchant, '/merchant/createOrder'));
 const only = process.env.BENCH_ONLY;
-if (only !== 'create')
-  await measure('INSERT (bare)', basePid, base.base, createOrderLoad(merchant, '/insert'));
+if (!only) await measure('INSERT (bare)', basePid, base.base, createOrderLoad(merchant, '/insert'));
 const { rows } = await db.query<{ id: string; external_id: string }>(
   'SELECT id, external_id FROM orders WHERE merchant_id = $1 LIMIT 20000',
   [merchant.id],
 );
 const targets = shuffled(rows.map((r) => ({ id: r.id, externalId: r.external_id })));
-if (!only)
+if (only !== 'create')
   await measure(
     'GET order (service)',
     svcPid,

@@ -14,6 +14,7 @@ import {
   listApiKeys,
   touchApiKey,
 } from './api-key-list.js';
+import { keyDigestCache } from './key-digest-cache.js';
 import { type BrandingInput, brandingToColumns } from './merchant-branding.js';
 import {
   findActiveKeyCiphertext,
@@ -201,13 +202,11 @@ async function issueKey(
 }
 
 /**
- * The merchant of a key digest, cached for `keyCacheMs` per process, and the keys page's "last
+ * The merchant of a key digest (keyDigestCache over the merchants table), and the keys page's "last
  * used" mark written off the request's path.
  */
 function createKeyLookup(deps: MerchantsServiceDeps) {
   const { database, clock } = deps;
-  const keyCacheMs = deps.keyCacheMs ?? 1000;
-  const keyCache = new Map<string, { merchant: MerchantRow | undefined; until: number }>();
   const lastNoted = new Map<string, number>();
 
   /**
@@ -221,19 +220,12 @@ function createKeyLookup(deps: MerchantsServiceDeps) {
     touchApiKey(database.db, keyDigest, new Date(now)).catch(() => undefined);
   }
 
-  return {
-    async find(keyDigest: string): Promise<MerchantRow | undefined> {
-      const now = clock.now();
-      const hit = keyCache.get(keyDigest);
-      if (hit && hit.until > now) return hit.merchant;
-      const merchant = await findMerchantByKeyDigest(database.db, keyDigest);
-      if (keyCache.size > 10_000) keyCache.clear();
-      keyCache.set(keyDigest, { merchant, until: now + keyCacheMs });
-      if (merchant) noteKeyUse(keyDigest, now);
-      return merchant;
-    },
-    clear: () => keyCache.clear(),
-  };
+  return keyDigestCache<MerchantRow>({
+    read: (keyDigest) => findMerchantByKeyDigest(database.db, keyDigest),
+    onFound: (keyDigest, now) => noteKeyUse(keyDigest, now),
+    now: () => clock.now(),
+    ttlMs: deps.keyCacheMs ?? 1000,
+  });
 }
 
 /**

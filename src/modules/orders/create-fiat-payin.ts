@@ -10,11 +10,11 @@ import type { PickedRequisite } from '../requisites/index.js';
 import type { FiatPayinCommand } from './create-order-command.js';
 import { checkLimits } from './create-order-input.js';
 import { newOrderRow } from './new-order.js';
-import type { OrderRow } from './order-view.js';
 import { assertNewExternalId, insertOrder } from './orders-repository.js';
 import { amountAfterFee, computeFee, usdtFigures } from './orders-rules.js';
 import {
   type Claim,
+  type ClaimedOrder,
   firstFreeRubAmount,
   insertAssignedOrder,
   lockRubAmounts,
@@ -58,7 +58,7 @@ export function createFiatPayinFlow(deps: {
   const { database, clock, rates, claim } = deps;
   const db = database.db;
 
-  return async function createFiatPayin(merchant: MerchantRow, cmd: FiatPayinCommand): Promise<OrderRow> {
+  return async function createFiatPayin(merchant: MerchantRow, cmd: FiatPayinCommand): Promise<ClaimedOrder> {
     let rate: Decimal | undefined;
     if (cmd.convertToUsdt) {
       rate = await rates.fresh(db, 'USDT', cmd.currency);

@@ -13,7 +13,7 @@ import { createFiatPayinFlow, type TakeOffer } from './create-fiat-payin.js';
 import type { CreateOrderCommand, CryptoPayinCommand, PayoutCommand } from './create-order-command.js';
 import { adminOrderView, assertMayManage } from './order-admin-view.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
-import { createOrderAnswer, type OrderRow, orderInfo } from './order-view.js';
+import { createOrderAnswer, type OrderInfoRow, type OrderRow, orderInfo } from './order-view.js';
 import { endedBy, listOrders, type OrderFilter, streamOrders } from './orders-lists.js';
 import { orderIdNamed } from './orders-named.js';
 import { dailySeries, merchantReport } from './orders-reports.js';
@@ -335,7 +335,7 @@ export function createOrdersService(deps: {
 
     /** `POST /merchant/createOrder` with its parsed command: the answer of its mode. */
     async createOrder(merchant: MerchantRow, command: CreateOrderCommand) {
-      let order: OrderRow;
+      let order: OrderInfoRow;
       try {
         if (command.mode === 'fiat') order = await createFiatPayin(merchant, command);
         else if (command.mode === 'crypto' && deps.modes?.crypto)

@@ -15,7 +15,7 @@ import {
 } from '../requisites/index.js';
 import { type HolderGate, holderHasRoom, pendingOfHolder } from './holder-exposure.js';
 import type { NewOrderDraft } from './new-order.js';
-import type { OrderRow } from './order-view.js';
+import { ORDER_INFO_COLUMNS, type OrderRow } from './order-view.js';
 import {
   DuplicateOrderError,
   insertOrder,
@@ -167,19 +167,37 @@ function claimSelect(): SQL {
   return sql`SELECT ${sql.join(list, sql`, `)} FROM taken`;
 }
 
+/**
+ * What the claim answers: the columns of the merchant's answer (ORDER_INFO_COLUMNS) and the taken
+ * requisite; reading back all of a new order's columns cost the API process a parse and a mapping
+ * of each for nothing (docs/decisions.md "The requisite claim under load").
+ */
+const CLAIMED_FIELDS = Object.fromEntries(
+  [...ORDER_INFO_COLUMNS, 'requisiteId' as const].map((key) => [key, orders[key]]),
+) as { [K in ClaimedKey]: (typeof orders)[K] };
+type ClaimedKey = (typeof ORDER_INFO_COLUMNS)[number] | 'requisiteId';
+
+/** A new order as the claim answers it (CLAIMED_FIELDS). */
+export type ClaimedOrder = Pick<OrderRow, ClaimedKey>;
+
 /** The claim statement (not yet prepared) on `ex`: the CTE `taken`, then the insert from it. */
 function claimStatement(ex: Executor, sameBank: boolean, gate: HolderGate | undefined) {
   const taken = ex.$with('taken', { id: sql<string>`id` }).as(takenCte(sameBank, gate));
-  return ex.with(taken).insert(orders).select(claimSelect()).returning();
+  return ex.with(taken).insert(orders).select(claimSelect()).returning(CLAIMED_FIELDS);
 }
+
+/** The order columns the claim binds (all but the taken requisite's and the identity), once. */
+const BOUND_COLUMNS = (Object.entries(getTableColumns(orders)) as Array<[string, Column]>)
+  .filter(([key, column]) => !FROM_PICK[key as keyof OrderRow] && !column.generatedIdentity)
+  .map(([key, column]) => ({ key, column, name: `o_${key}` }));
 
 /** The row's own values, as the driver takes them, named as claimSelect's placeholders. */
 function rowValues(row: NewOrderDraft): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(getTableColumns(orders)) as Array<[string, Column]>) {
-    if (FROM_PICK[key as keyof OrderRow] || column.generatedIdentity) continue;
-    const value = (row as Record<string, unknown>)[key];
-    out[`o_${key}`] = value === null || value === undefined ? null : column.mapToDriverValue(value);
+  const values = row as Record<string, unknown>;
+  for (const { key, column, name } of BOUND_COLUMNS) {
+    const value = values[key];
+    out[name] = value === null || value === undefined ? null : column.mapToDriverValue(value);
   }
   return out;
 }
@@ -201,7 +219,7 @@ export function createClaim(db: Db, gate?: HolderGate) {
     row: NewOrderDraft,
     pick: PickInput,
     options: { tryLockRub: boolean; ex?: Executor },
-  ): Promise<OrderRow | undefined> {
+  ): Promise<ClaimedOrder | undefined> {
     const values = { ...rowValues(row), ...placeholderValues(pick), tryLockRub: options.tryLockRub };
     const sameBank = pick.need.bankCode !== undefined;
     try {

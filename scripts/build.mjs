@@ -33,7 +33,19 @@ for (const kind of ['platform', 'modules', 'rails', 'surfaces']) {
   }
 }
 /** Packages bundled into dist/main.js: ES modules of plain code, many files each, no files of their own read. */
-const BUNDLED = new Set(['@sinclair/typebox', 'drizzle-orm']);
+const BUNDLED = new Set([
+  '@sinclair/typebox',
+  'drizzle-orm',
+  'uuid',
+  '@noble/curves',
+  '@noble/hashes',
+  '@scure/base',
+  '@scure/bip32',
+  'csv-stringify',
+  'ox',
+  'otpauth',
+  'decimal.js',
+]);
 const packageOf = (spec) =>
   spec
     .split('/')
@@ -42,8 +54,10 @@ const packageOf = (spec) =>
 const layout = {
   name: 'dist-layout',
   setup(b) {
+    // What the code imports dynamically (import()) stays a module of its own, loaded at that
+    // point as before: bundled, its static imports would be loaded with the bundle.
     b.onResolve({ filter: /^[^./]/ }, (args) =>
-      BUNDLED.has(packageOf(args.path)) ? undefined : { external: true },
+      BUNDLED.has(packageOf(args.path)) && args.kind !== 'dynamic-import' ? undefined : { external: true },
     );
     b.onLoad({ filter: /\/src\/.*\.ts$/ }, async (args) => {
       const text = await readFile(args.path, 'utf8');

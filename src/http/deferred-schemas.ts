@@ -1,4 +1,4 @@
-import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
+import { createRequire } from 'node:module';
 import type { FastifySchemaCompiler } from 'fastify';
 
 /**
@@ -92,12 +92,23 @@ interface SerializerRoute {
  * its first response. For the `schemaController.compilersFactory.buildSerializer` option.
  */
 export function deferredSerializerFactory(registry: DeferredSchemas) {
-  const build = SerializerSelector();
   return (externalSchemas: unknown, serializerOpts: unknown) => {
-    const compiler = build(externalSchemas, serializerOpts as Parameters<typeof build>[1]);
+    // fast-json-stringify (and the ajv it loads) is loaded at the first compile, not at start.
+    type Compiler = ReturnType<ReturnType<typeof import('@fastify/fast-json-stringify-compiler')>>;
+    let compiler: Compiler | undefined;
+    const compile = (route: SerializerRoute) => {
+      if (!compiler) {
+        const { SerializerSelector } = createRequire(import.meta.url)(
+          '@fastify/fast-json-stringify-compiler',
+        ) as typeof import('@fastify/fast-json-stringify-compiler');
+        const build = SerializerSelector();
+        compiler = build(externalSchemas, serializerOpts as Parameters<typeof build>[1]);
+      }
+      return compiler(route);
+    };
     return (route: SerializerRoute) => {
       const real = registry.defer(`${route.method} ${route.url} response ${route.httpStatus}`, () =>
-        compiler(route),
+        compile(route),
       );
       return (doc: unknown) => real()(doc);
     };

@@ -12,8 +12,8 @@ import type { App } from './schemas.js';
 import { createValidatorCompiler } from './validation.js';
 import './request-context.js';
 import { appendFileSync } from 'node:fs';
-import { Ajv as AuditAjv } from 'ajv';
-import auditFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv as AuditAjv } from 'ajv';
 
 // TEMPORARY schema audit (removed after the check).
 function strictClone(schema: unknown): unknown {
@@ -48,9 +48,17 @@ export async function createHttpServer(
 ): Promise<App> {
   // Route schemas compile at their first use (http/deferred-schemas.ts): a start compiles none.
   const deferred = deferredSchemas();
+  const validatorCompiler = createValidatorCompiler(deferred);
   const app = Fastify({
     logger,
-    schemaController: { compilersFactory: { buildSerializer: deferredSerializerFactory(deferred) } },
+    // Both compilers given here: Fastify then loads neither of its defaults (ajv) at start.
+    // (Fastify types `buildValidator` as ajv's factory; a route schema compiler is what it calls.)
+    schemaController: {
+      compilersFactory: {
+        buildValidator: () => validatorCompiler,
+        buildSerializer: deferredSerializerFactory(deferred),
+      },
+    } as unknown as FastifyServerOptions['schemaController'],
     bodyLimit: config.bodyLimitBytes,
     // TRUST_PROXY: false, true, a hop count or proxy addresses (Fastify accepts each at run time).
     trustProxy: config.trustProxy as unknown as boolean,
@@ -76,7 +84,7 @@ export async function createHttpServer(
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
   app.decorate('deferredSchemas', deferred);
-  app.setValidatorCompiler(createValidatorCompiler(deferred));
+  app.setValidatorCompiler(validatorCompiler);
   await app.register(swagger, openApiOptions(config.publicBaseUrl, extras));
   await app.register(swaggerUi, { routePrefix: '/docs' });
   registerJsonBody(app);
@@ -92,8 +100,9 @@ export async function createHttpServer(
       let validate = auditCache.get(schema);
       if (!validate) {
         if (!auditAjv) {
-          auditAjv = new AuditAjv({ strict: false, allErrors: true });
-          auditFormats.default(auditAjv);
+          const require = createRequire(import.meta.url);
+          auditAjv = new (require('ajv') as typeof import('ajv')).Ajv({ strict: false, allErrors: true });
+          (require('ajv-formats') as (a: AuditAjv) => AuditAjv)(auditAjv);
         }
         validate = auditAjv.compile(JSON.parse(JSON.stringify(strictClone(schema))));
         auditCache.set(schema, validate);

@@ -1,10 +1,14 @@
-import { Ajv, type Options } from 'ajv';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, Options } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../lib/errors.js';
 import { type DeferredSchemas, deferValidators } from './deferred-schemas.js';
 
+/** ajv and its formats are loaded with the first instance, at the first validation, not at start. */
 function makeAjv(options: Options): Ajv {
+  const require = createRequire(import.meta.url);
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as (a: Ajv) => Ajv;
   const ajv = new Ajv({
     allErrors: false,
     strict: false,
@@ -12,7 +16,7 @@ function makeAjv(options: Options): Ajv {
     removeAdditional: false,
     ...options,
   });
-  (addFormats as unknown as (a: Ajv) => Ajv)(ajv);
+  addFormats(ajv);
   return ajv;
 }
 

@@ -18,7 +18,7 @@ export interface DeferredSchemas {
   compileAll(): void;
 }
 
-/** A registry of deferred compiles for one Fastify app (held by its compilers only). */
+/** A registry of deferred compiles for one Fastify app (its compilers and `app.deferredSchemas`). */
 export function deferredSchemas(): DeferredSchemas {
   const pending = new Set<() => unknown>();
   return {

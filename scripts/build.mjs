@@ -2,10 +2,12 @@
  * `npm run build`: compiles src/ to dist/ (tsconfig.build.json) and copies what the compiled code
  * reads from beside itself (views and assets of the pages). Migrations stay in
  * ./drizzle, which dist/db/database.js finds at the same relative path as src/db/database.ts does.
+ * Then dist/main.js, the API process, is replaced by one bundle (scripts/bundle-main.mjs).
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { bundleMain } from './bundle-main.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 rmSync(join(root, 'dist'), { recursive: true, force: true });
@@ -24,4 +26,5 @@ for (const kind of ['platform', 'modules', 'rails', 'surfaces']) {
     }
   }
 }
+await bundleMain({ write: true });
 console.log('built dist/ (run: node dist/main.js, node dist/worker.js)');

@@ -55,7 +55,7 @@ export async function buildApp(deps: AppDeps): Promise<{ app: App; services: Ser
   });
   app.addHook('onClose', async () => {
     await stopListening();
-    await services.guard.dispatcher.close();
+    await services.guard.close();
     await services.redis?.quit().catch(() => undefined);
   });
   app.addHook('onResponse', async (request, reply) => {

@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import type { FastifyBaseLogger } from 'fastify';
-import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { Clock } from './lib/clock.js';
@@ -290,7 +290,12 @@ export function createServices(deps: {
   });
   // docs/decisions.md section 29: test keys' orders driven to each outcome through the same lifecycle.
   const sandbox = createSandboxService({ database, clock, lifecycle, orders, crypto, receipts });
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  // ioredis is loaded only when REDIS_URL is set (a start without it does not pay for the module).
+  const redis = config.redisUrl
+    ? new (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis(config.redisUrl, {
+        maxRetriesPerRequest: 1,
+      })
+    : undefined;
   redis?.on('error', (err) =>
     deps.log?.warn({ err: { message: err.message } }, 'redis unavailable: rate limits per process'),
   );

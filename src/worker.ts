@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     closing = true;
     log.info('worker stopping');
     await jobs.stop();
-    await services.guard.dispatcher.close();
+    await services.guard.close();
     await database.close();
     process.exit(0);
   };

@@ -1,13 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { acquireDirectoryLock } from '../lib/directory-lock.js';
 
@@ -203,6 +201,13 @@ async function listenPostgres(
 }
 
 async function openPglite(options: OpenOptions): Promise<Database> {
+  // Loaded only here: a service on PostgreSQL never loads PGlite (a start's cost, docs/decisions.md
+  // "A start that compiles nothing").
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ]);
   const held = new Set<string>();
   let release: (() => void) | undefined;
   let client: PGlite;

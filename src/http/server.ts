@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
+import { deferredSchemas, deferredSerializerFactory } from './deferred-schemas.js';
 import { errorBody, plainErrorPage, registerErrorHandler } from './error-handler.js';
 import { registerJsonBody } from './json-body.js';
 import { type OpenApiExtras, openApiOptions } from './openapi.js';
@@ -11,8 +12,8 @@ import type { App } from './schemas.js';
 import { createValidatorCompiler } from './validation.js';
 import './request-context.js';
 import { appendFileSync } from 'node:fs';
-import { Ajv as AuditAjv } from 'ajv';
-import auditFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv as AuditAjv } from 'ajv';
 
 // TEMPORARY schema audit (removed after the check).
 function strictClone(schema: unknown): unknown {
@@ -28,8 +29,7 @@ function strictClone(schema: unknown): unknown {
   if (out.type === 'object' && out.additionalProperties === undefined) out.additionalProperties = false;
   return out;
 }
-const auditAjv = new AuditAjv({ strict: false, allErrors: true });
-auditFormats.default(auditAjv);
+let auditAjv: AuditAjv | undefined;
 const auditCache = new Map<unknown, ReturnType<AuditAjv['compile']>>();
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -46,8 +46,19 @@ export async function createHttpServer(
   logger: FastifyServerOptions['logger'],
   extras: OpenApiExtras,
 ): Promise<App> {
+  // Route schemas compile at their first use (http/deferred-schemas.ts): a start compiles none.
+  const deferred = deferredSchemas();
+  const validatorCompiler = createValidatorCompiler(deferred);
   const app = Fastify({
     logger,
+    // Both compilers given here: Fastify then loads neither of its defaults (ajv) at start.
+    // (Fastify types `buildValidator` as ajv's factory; a route schema compiler is what it calls.)
+    schemaController: {
+      compilersFactory: {
+        buildValidator: () => validatorCompiler,
+        buildSerializer: deferredSerializerFactory(deferred),
+      },
+    } as unknown as FastifyServerOptions['schemaController'],
     bodyLimit: config.bodyLimitBytes,
     // TRUST_PROXY: false, true, a hop count or proxy addresses (Fastify accepts each at run time).
     trustProxy: config.trustProxy as unknown as boolean,
@@ -72,7 +83,8 @@ export async function createHttpServer(
       }
     },
   }).withTypeProvider<TypeBoxTypeProvider>() as App;
-  app.setValidatorCompiler(createValidatorCompiler());
+  app.decorate('deferredSchemas', deferred);
+  app.setValidatorCompiler(validatorCompiler);
   await app.register(swagger, openApiOptions(config.publicBaseUrl, extras));
   await app.register(swaggerUi, { routePrefix: '/docs' });
   registerJsonBody(app);
@@ -87,6 +99,11 @@ export async function createHttpServer(
       if (!schema) return payload;
       let validate = auditCache.get(schema);
       if (!validate) {
+        if (!auditAjv) {
+          const require = createRequire(import.meta.url);
+          auditAjv = new (require('ajv') as typeof import('ajv')).Ajv({ strict: false, allErrors: true });
+          (require('ajv-formats') as (a: AuditAjv) => AuditAjv)(auditAjv);
+        }
         validate = auditAjv.compile(JSON.parse(JSON.stringify(strictClone(schema))));
         auditCache.set(schema, validate);
       }

@@ -1,9 +1,14 @@
-import { Ajv, type Options } from 'ajv';
-import addFormats from 'ajv-formats';
+import { createRequire } from 'node:module';
+import type { Ajv, Options } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../lib/errors.js';
+import { type DeferredSchemas, deferValidators } from './deferred-schemas.js';
 
+/** ajv and its formats are loaded with the first instance, at the first validation, not at start. */
 function makeAjv(options: Options): Ajv {
+  const require = createRequire(import.meta.url);
+  const { Ajv } = require('ajv') as typeof import('ajv');
+  const addFormats = require('ajv-formats') as (a: Ajv) => Ajv;
   const ajv = new Ajv({
     allErrors: false,
     strict: false,
@@ -11,31 +16,45 @@ function makeAjv(options: Options): Ajv {
     removeAdditional: false,
     ...options,
   });
-  (addFormats as unknown as (a: Ajv) => Ajv)(ajv);
+  addFormats(ajv);
   return ajv;
+}
+
+/** An ajv instance made at its first use (a start that compiles nothing makes none). */
+function lazyAjv(options: Options): () => Ajv {
+  let ajv: Ajv | undefined;
+  return () => {
+    ajv ??= makeAjv(options);
+    return ajv;
+  };
 }
 
 /**
  * Validators for route schemas: JSON bodies are checked as sent (no type coercion: "100" is not an
- * amount), while path and query parameters, always text, are coerced to the schema's types.
+ * amount), while path and query parameters, always text, are coerced to the schema's types. Each
+ * validator is compiled at its first use, through `deferred` (http/deferred-schemas.ts).
  */
-export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
-  const strict = makeAjv({ coerceTypes: false });
-  const coercing = makeAjv({ coerceTypes: 'array' });
-  return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing;
+export function createValidatorCompiler(deferred: DeferredSchemas): FastifySchemaCompiler<unknown> {
+  const strict = lazyAjv({ coerceTypes: false });
+  const coercing = lazyAjv({ coerceTypes: 'array' });
+  return deferValidators(deferred, ({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? strict() : coercing();
     return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
-  };
+  });
 }
 
 /**
  * Validators for the pages' routes (console, portal): their bodies are HTML forms
  * (`application/x-www-form-urlencoded`, one string per field), so every part, the body included, is
- * coerced to the schema's types ("5" to 5, "" to a missing optional string's default).
+ * coerced to the schema's types ("5" to 5, "" to a missing optional string's default). Compiled at
+ * first use, like the API's.
  */
-export function createFormValidatorCompiler(): FastifySchemaCompiler<unknown> {
-  const coercing = makeAjv({ coerceTypes: true });
-  return ({ schema }) => coercing.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+export function createFormValidatorCompiler(deferred: DeferredSchemas): FastifySchemaCompiler<unknown> {
+  const coercing = lazyAjv({ coerceTypes: true });
+  return deferValidators(
+    deferred,
+    ({ schema }) => coercing().compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>,
+  );
 }
 
 interface AjvLikeError {

@@ -1,4 +1,5 @@
-import { hash, verify } from '@node-rs/argon2';
+/** The argon2 binding (a native module), loaded at the first password, not at start. */
+const argon2 = () => import('@node-rs/argon2');
 
 /** A hash to verify against when the account does not exist, so timing does not tell which exist. */
 const DUMMY_HASH =
@@ -6,7 +7,7 @@ const DUMMY_HASH =
 
 /** An argon2id hash of a password (the library's defaults: m=19 MiB, t=2, p=1). */
 export function hashPassword(password: string): Promise<string> {
-  return hash(password);
+  return argon2().then((a) => a.hash(password));
 }
 
 /**
@@ -15,6 +16,7 @@ export function hashPassword(password: string): Promise<string> {
  * malformed stored hash is a mismatch, never a throw.
  */
 export async function verifyPassword(stored: string | undefined, password: string): Promise<boolean> {
+  const { verify } = await argon2();
   const ok = await verify(stored ?? DUMMY_HASH, password).catch(() => false);
   return ok && stored !== undefined;
 }

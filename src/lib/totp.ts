@@ -1,5 +1,4 @@
 import * as OTPAuth from 'otpauth';
-import QRCode from 'qrcode';
 
 /** TOTP as authenticator apps read it (RFC 6238): SHA-1, 6 digits, 30 s steps. */
 const STEP_MS = 30_000;
@@ -22,6 +21,8 @@ function totpOf(secretBase32: string, label: string, issuer: string): OTPAuth.TO
  */
 export async function totpEnrolment(secret: string, label: string, issuer = 'Payment orders') {
   const uri = totpOf(secret, label, issuer).toString();
+  // qrcode is loaded when a QR is drawn, not at start.
+  const QRCode = (await import('qrcode')).default;
   return { secret, uri, qr: await QRCode.toDataURL(uri, { margin: 2, width: 220 }) };
 }
 

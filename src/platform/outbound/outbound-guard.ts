@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
-import { Agent, buildConnector } from 'undici';
+import type { Agent } from 'undici';
 import { type Allowlist, allowlistedAddress, allowlistedHost, isPublicAddress } from './address-policy.js';
 
 /** Resolves a host name to its addresses; tests pass their own (never real DNS in tests). */
@@ -23,8 +24,13 @@ export interface OutboundGuard {
    * Throws ForbiddenAddressError.
    */
   resolve(host: string): Promise<string>;
-  /** An undici dispatcher that applies `resolve` at connect time, for every connection it opens. */
-  dispatcher: Agent;
+  /**
+   * An undici dispatcher that applies `resolve` at connect time, for every connection it opens.
+   * Made (and undici loaded) at its first use: a start sends nothing.
+   */
+  readonly dispatcher: Agent;
+  /** Closes the dispatcher's connections, if it was ever made. */
+  close(): Promise<void>;
 }
 
 /**
@@ -53,24 +59,37 @@ export function createOutboundGuard(options: {
     return addresses[0] as string;
   }
 
-  const connect = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000 });
-  const dispatcher = new Agent({
-    connections: options.connections ?? 64,
-    keepAliveTimeout: 4_000,
-    connect: (opts, callback) => {
-      resolve(opts.hostname).then(
-        (address) =>
-          connect(
-            {
-              ...opts,
-              hostname: address,
-              servername: isIP(opts.hostname.replace(/^\[|\]$/g, '')) ? undefined : opts.hostname,
-            },
-            callback,
-          ),
-        (err: Error) => callback(err, null),
-      );
+  let made: Agent | undefined;
+  const makeDispatcher = (): Agent => {
+    const undici = createRequire(import.meta.url)('undici') as typeof import('undici');
+    const connect = undici.buildConnector({ timeout: options.connectTimeoutMs ?? 10_000 });
+    return new undici.Agent({
+      connections: options.connections ?? 64,
+      keepAliveTimeout: 4_000,
+      connect: (opts, callback) => {
+        resolve(opts.hostname).then(
+          (address) =>
+            connect(
+              {
+                ...opts,
+                hostname: address,
+                servername: isIP(opts.hostname.replace(/^\[|\]$/g, '')) ? undefined : opts.hostname,
+              },
+              callback,
+            ),
+          (err: Error) => callback(err, null),
+        );
+      },
+    });
+  };
+  return {
+    resolve,
+    get dispatcher() {
+      made ??= makeDispatcher();
+      return made;
     },
-  });
-  return { resolve, dispatcher };
+    close: async () => {
+      await made?.close();
+    },
+  };
 }

@@ -1,11 +1,7 @@
+import { createRequire } from 'node:module';
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Redis } from 'ioredis';
-import {
-  type RateLimiterAbstract,
-  RateLimiterMemory,
-  RateLimiterRedis,
-  RateLimiterRes,
-} from 'rate-limiter-flexible';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { AppError } from '../../lib/errors.js';
 
 /** A limit: `points` requests per `durationSeconds`. */
@@ -33,11 +29,24 @@ export const RATE_RULES = {
   login: { points: 5, durationSeconds: 60 },
 } as const satisfies Record<string, RateRule>;
 
+type Flexible = typeof import('rate-limiter-flexible');
+const require = createRequire(import.meta.url);
+/**
+ * The three classes used here, each from its own file of rate-limiter-flexible (11.x: lib/<Class>.js),
+ * loaded at the first limit: the package's index loads all of its two dozen stores (Mongo, MySQL,
+ * DynamoDB, etcd...) at start. The same files the index loads, so `instanceof` holds either way.
+ */
+const flexible = {
+  memory: () => require('rate-limiter-flexible/lib/RateLimiterMemory.js') as Flexible['RateLimiterMemory'],
+  redis: () => require('rate-limiter-flexible/lib/RateLimiterRedis.js') as Flexible['RateLimiterRedis'],
+  res: () => require('rate-limiter-flexible/lib/RateLimiterRes.js') as Flexible['RateLimiterRes'],
+};
+
 /** Makes the store of one limit; memory for one process (a shared store is plugged in for several). */
 export type LimiterFactory = (keyPrefix: string, rule: RateRule) => RateLimiterAbstract;
 
 export const memoryLimiters: LimiterFactory = (keyPrefix, rule) =>
-  new RateLimiterMemory({ keyPrefix, points: rule.points, duration: rule.durationSeconds });
+  new (flexible.memory())({ keyPrefix, points: rule.points, duration: rule.durationSeconds });
 
 /**
  * Counters in Redis, shared by every process (docs/api.md "Limits"). While Redis cannot be reached each process
@@ -45,12 +54,12 @@ export const memoryLimiters: LimiterFactory = (keyPrefix, rule) =>
  */
 export function redisLimiters(redis: Redis): LimiterFactory {
   return (keyPrefix, rule) =>
-    new RateLimiterRedis({
+    new (flexible.redis())({
       storeClient: redis,
       keyPrefix,
       points: rule.points,
       duration: rule.durationSeconds,
-      insuranceLimiter: new RateLimiterMemory({
+      insuranceLimiter: new (flexible.memory())({
         keyPrefix,
         points: rule.points,
         duration: rule.durationSeconds,
@@ -95,7 +104,7 @@ export function createRateLimits(options: {
     try {
       await limiter(endpoint, rule).consume(keyOf(request));
     } catch (err) {
-      if (!(err instanceof RateLimiterRes)) throw err;
+      if (!(err instanceof flexible.res())) throw err;
       throw tooMany(endpoint, err.msBeforeNext);
     }
   }

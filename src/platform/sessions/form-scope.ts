@@ -16,7 +16,7 @@ export async function registerFormScope(scope: App): Promise<void> {
   scope.addHook('onRequest', async (request) => {
     request.query = lastValues(request.query);
   });
-  scope.setValidatorCompiler(createFormValidatorCompiler());
+  scope.setValidatorCompiler(createFormValidatorCompiler(scope.deferredSchemas));
 }
 
 /**

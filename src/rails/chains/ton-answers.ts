@@ -1,4 +1,5 @@
-import { Address } from '@ton/core';
+import { createRequire } from 'node:module';
+import type { Address } from '@ton/core';
 import { normaliseTxHash } from '../crypto/index.js';
 import type { RestClient } from './rest-client.js';
 
@@ -28,6 +29,13 @@ export interface TonJettonTransfer {
   transaction_aborted: boolean;
 }
 
+let tonCore: typeof import('@ton/core') | undefined;
+/** @ton/core, loaded when a TON address is first parsed: a service without a TON chain never loads it. */
+const ton = () => {
+  tonCore ??= createRequire(import.meta.url)('@ton/core') as typeof import('@ton/core');
+  return tonCore;
+};
+
 /** Opcodes of a plain TON transfer: no body, or a text comment (32 zero bits then the text). */
 const PLAIN_TRANSFER = new Set([null, undefined, '0x00000000']);
 
@@ -51,7 +59,7 @@ export function incomingCoin(tx: TonTransaction, ours: Address): bigint {
 
 export function parseTon(address: string): Address | null {
   try {
-    return Address.parse(address.trim());
+    return ton().Address.parse(address.trim());
   } catch {
     return null;
   }

@@ -1,4 +1,4 @@
-import { Address } from '@ton/core';
+import { createRequire } from 'node:module';
 import { eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { cryptoPoolAddresses, cryptoTransactions, cryptoXpubs } from '../../db/tables/crypto.js';
@@ -23,7 +23,8 @@ const TON_ADDRESS = /^(?:[EU]Q[A-Za-z0-9_-]{46}|-?\d:[0-9a-fA-F]{64})$/;
 function isTonAddress(text: string): boolean {
   if (!TON_ADDRESS.test(text)) return false;
   try {
-    Address.parse(text);
+    // @ton/core is loaded when a TON address is first checked, not at start.
+    (createRequire(import.meta.url)('@ton/core') as typeof import('@ton/core')).Address.parse(text);
     return true;
   } catch {
     return false;

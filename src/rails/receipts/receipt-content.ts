@@ -1,5 +1,3 @@
-import { fileTypeFromBuffer } from 'file-type';
-
 /** Largest receipt, bytes (docs/api.md "Limits": 5 MB, file and URL). */
 export const MAX_RECEIPT_BYTES = 5 * 1024 * 1024;
 
@@ -29,6 +27,8 @@ export async function judgeReceiptContent(
   head: Uint8Array,
   declared: { mimetype?: string | undefined; filename?: string | undefined },
 ): Promise<ContentVerdict> {
+  // file-type is loaded at the first receipt, not at start.
+  const { fileTypeFromBuffer } = await import('file-type');
   const sniffed = await fileTypeFromBuffer(head);
   if (!sniffed || !Object.hasOwn(RECEIPT_TYPES, sniffed.mime)) return { ok: false, problem: 'unsupported' };
   const declaredMime = canonicalMime((declared.mimetype ?? '').split(';')[0]?.trim().toLowerCase() ?? '');

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import type { request as undiciRequest } from 'undici';
 import type { Spooled } from '../../http/multipart.js';
 import { AppError } from '../../lib/errors.js';
 import type { OutboundGuard } from '../../platform/outbound/index.js';
@@ -73,8 +73,10 @@ export async function downloadReceipt(
 ): Promise<Spooled> {
   let url = parseReceiptUrl(urlText);
   const signal = AbortSignal.timeout(timeoutMs);
+  // undici is loaded at the first fetched receipt, not at start.
+  const { request } = await import('undici');
   for (let hop = 0; ; hop++) {
-    let res: Awaited<ReturnType<typeof request>>;
+    let res: Awaited<ReturnType<typeof undiciRequest>>;
     try {
       res = await request(url, {
         method: 'GET',

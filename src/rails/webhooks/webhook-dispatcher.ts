@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import type { FastifyBaseLogger } from 'fastify';
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
 import { signBody } from '../../modules/auth/index.js';
@@ -129,6 +129,8 @@ async function send(
   if (!apiKey)
     return { statusCode: null, error: 'merchant has no active API key to sign with', snippet: null };
   try {
+    // undici is loaded at the first delivery, not at start.
+    const { request } = await import('undici');
     const res = await request(delivery.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': signBody(apiKey, delivery.body) },

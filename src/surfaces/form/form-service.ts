@@ -1,4 +1,4 @@
-import QRCode from 'qrcode';
+import type { QRCodeToDataURLOptions } from 'qrcode';
 import type { Database } from '../../db/database.js';
 import type { MultipartUpload } from '../../http/multipart.js';
 import type { Clock } from '../../lib/clock.js';
@@ -123,7 +123,7 @@ async function cryptoPage(deps: FormServiceDeps, order: OrderRow, live: LiveStat
     network: order.pdHolderName,
     address: pending ? order.pdAddress : null,
     paymentUri: pending ? uri : null,
-    qr: pending ? await QRCode.toDataURL(uri, { margin: 2, width: 240, errorCorrectionLevel: 'M' }) : null,
+    qr: pending ? await qrDataUrl(uri, { margin: 2, width: 240, errorCorrectionLevel: 'M' }) : null,
     bankLink: null,
     uploadAllowed: false,
     appeal: null,
@@ -172,7 +172,7 @@ async function fiatPage(deps: FormServiceDeps, order: OrderRow, live: LiveStatus
     holder: pending ? order.pdHolderName : null,
     qr:
       pending && qrPayload
-        ? await QRCode.toDataURL(qrPayload, { margin: 2, width: 240, errorCorrectionLevel: 'M' })
+        ? await qrDataUrl(qrPayload, { margin: 2, width: 240, errorCorrectionLevel: 'M' })
         : null,
     // A payer on a phone cannot scan their own screen: the link opens the bank app (docs/decisions.md section 31).
     bankLink: pending ? bankAppLink(qrPayload) : null,
@@ -235,3 +235,9 @@ export function createFormService(deps: FormServiceDeps) {
 }
 
 export type FormService = ReturnType<typeof createFormService>;
+
+/** A QR as a PNG data URL; qrcode is loaded when a QR is first drawn, not at start. */
+async function qrDataUrl(text: string, options: QRCodeToDataURLOptions): Promise<string> {
+  const QRCode = (await import('qrcode')).default;
+  return QRCode.toDataURL(text, options);
+}

@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import { chooseLang, fill, isLang, type Lang } from '../../lib/language.js';
 import type { PairingPreview } from '../../rails/devices/index.js';
 import { PAIRING_TEXTS, type PairingTexts } from './pairing-texts.js';
@@ -57,6 +56,7 @@ export function wantsJson(request: FastifyRequest): boolean {
 
 /** The QR of the page's own address: a phone's camera opens the same (unspent) page. */
 export async function pageQr(pageUrl: string): Promise<string> {
+  const QRCode = (await import('qrcode')).default;
   const svg = await QRCode.toString(pageUrl, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' });
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }

@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import { money } from '../../../lib/money.js';
 
 /** One rate as a source gives it: `rate` units of `quote` for one `base`, a decimal string. */
@@ -28,6 +27,8 @@ export const SOURCE_TIMEOUT_MS = 10_000;
  * an error naming the source and the status.
  */
 export async function getBytes(source: string, url: string, accept: string): Promise<Buffer> {
+  // undici is loaded at the first fetch, not at start.
+  const { request } = await import('undici');
   const res = await request(url, {
     method: 'GET',
     signal: AbortSignal.timeout(SOURCE_TIMEOUT_MS),

@@ -67,7 +67,18 @@ const run = (list, concurrency) =>
     ? { status: 0 }
     : spawnSync(
         process.execPath,
-        ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...list],
+        [
+          '--import',
+          'tsx',
+          '--test',
+          `--test-concurrency=${concurrency}`,
+          '--test-reporter=spec',
+          '--test-reporter-destination=stdout',
+          // The slowest files, printed after the spec output (scripts/slowest-files-reporter.mjs).
+          `--test-reporter=${join(root, 'scripts/slowest-files-reporter.mjs')}`,
+          '--test-reporter-destination=stdout',
+          ...list,
+        ],
         { cwd: root, env, stdio: 'inherit' },
       );
 // No test stops, restarts or drops anything it did not create (a test that takes PostgreSQL away

@@ -3,7 +3,8 @@
 // file's time is its child process's whole run (the runner's `test:complete` event for the file,
 // import and hooks included); files run two at a time, so the times overlap.
 
-const SHOWN = 25;
+/** How many files the table lists: TEST_SLOWEST=<n> (e.g. every file), else 25. */
+const SHOWN = Number(process.env.TEST_SLOWEST) || 25;
 
 /**
  * Async-generator reporter (node:test custom reporter API): consumes the runner's events and, when

@@ -6,6 +6,8 @@ import { merchantOpenApiTypes, serviceOpenApi } from '../../scripts/sdk-openapi-
 // The SDK's types come from the service's OpenAPI document: packages/sdk/src/openapi.ts is generated
 // from it, and packages/sdk/src/openapi-conformance.ts checks the SDK's own types against it when
 // `npm run typecheck` compiles the SDK.
+// Database-free: the document is built over an in-memory embedded database of its own, never the
+// test database, so CI runs this file in one pass only (scripts/database-free-tests.mjs).
 describe("the SDK's types follow the service's OpenAPI document", () => {
   it('packages/sdk/src/openapi.ts is what `npm run sdk:openapi` writes from the document now', async () => {
     const committed = readFileSync(new URL('../../packages/sdk/src/openapi.ts', import.meta.url), 'utf8');

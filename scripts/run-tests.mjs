@@ -47,28 +47,6 @@ if (process.env.TEST_SKIP_DATABASE_FREE === '1') {
     );
 }
 
-// The runner starts files in the order given, two at a time. The longest (the table at the end of a
-// pass: scripts/slowest-files-reporter.mjs) start first, so that no long file starts last and
-// leaves the other slot idle at the end. A file missing from this list only runs later.
-const LONGEST_FIRST = [
-  'test/fuzz/merchant-endpoints.property.test.ts',
-  'test/docs/docs-run.test.ts',
-  'test/devices/device-simulated-day-ten-banks.test.ts',
-  'test/invariants/kill-confirm.test.ts',
-  'test/holder/holder-payouts.test.ts',
-  'test/orders/disambiguation-window.test.ts',
-  'test/backoffice/console-shift.test.ts',
-  'test/chains/evm-watcher.test.ts',
-  'test/chains/evm-ganache.test.ts',
-  'test/chains/evm-hardhat.test.ts',
-  'test/fuzz/signature.property.test.ts',
-];
-const rank = (f) => {
-  const i = LONGEST_FIRST.indexOf(f);
-  return i === -1 ? LONGEST_FIRST.length : i;
-};
-files = [...files].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-
 const baseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 let dbName;
 let snapshot;

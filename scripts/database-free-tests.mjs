@@ -2,9 +2,7 @@
 // check the same thing on either database). A file counts as database-free only when nothing it
 // imports, followed through every relative import, is our database layer (src/db/), a database
 // driver or Drizzle, starts a process or a thread (a child could open a database), or names a
-// database variable. Anything unsure counts as using the database, so it runs in both passes. A
-// test file may also say so itself, on a line of its own starting `// Database-free:` and giving the
-// reason (e.g. it builds the app over an embedded database of its own whatever the pass).
+// database variable. Anything unsure counts as using the database, so it runs in both passes.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -66,6 +64,5 @@ export function databaseFreeTests(root, files) {
     }
     return false;
   };
-  const declared = (file) => /^\/\/ Database-free: \S/m.test(read(file));
-  return new Set(files.filter((f) => declared(join(root, f)) || !reachesDatabase(join(root, f))));
+  return new Set(files.filter((f) => !reachesDatabase(join(root, f))));
 }

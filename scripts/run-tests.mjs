@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import pg from 'pg';
+import { databaseFreeTests } from './database-free-tests.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const filters = process.argv.slice(2);
@@ -22,7 +23,7 @@ function findTests(dir) {
   return out;
 }
 
-const files = ['src', 'test', 'packages']
+const allFiles = ['src', 'test', 'packages']
   .flatMap((d) => {
     try {
       return findTests(join(root, d));
@@ -32,6 +33,19 @@ const files = ['src', 'test', 'packages']
   })
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
+
+// CI runs the suite twice, once per database (.ci/run). A file that cannot reach a database
+// (scripts/database-free-tests.mjs) would check the same thing twice: with TEST_SKIP_DATABASE_FREE=1
+// this pass leaves those files to the other pass and says so.
+let files = allFiles;
+if (process.env.TEST_SKIP_DATABASE_FREE === '1') {
+  const free = databaseFreeTests(root, allFiles);
+  files = allFiles.filter((f) => !free.has(f));
+  if (free.size > 0)
+    console.log(
+      `Skipping ${free.size} database-free test files (TEST_SKIP_DATABASE_FREE=1: the other CI pass runs them):\n  ${[...free].join('\n  ')}`,
+    );
+}
 
 const baseUrl = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
 let dbName;
@@ -67,7 +81,18 @@ const run = (list, concurrency) =>
     ? { status: 0 }
     : spawnSync(
         process.execPath,
-        ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...list],
+        [
+          '--import',
+          'tsx',
+          '--test',
+          `--test-concurrency=${concurrency}`,
+          '--test-reporter=spec',
+          '--test-reporter-destination=stdout',
+          // The slowest files, printed after the spec output (scripts/slowest-files-reporter.mjs).
+          `--test-reporter=${join(root, 'scripts/slowest-files-reporter.mjs')}`,
+          '--test-reporter-destination=stdout',
+          ...list,
+        ],
         { cwd: root, env, stdio: 'inherit' },
       );
 // No test stops, restarts or drops anything it did not create (a test that takes PostgreSQL away

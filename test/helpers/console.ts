@@ -11,11 +11,15 @@ const lastStep = new Map<string, number>();
 /**
  * A code of `secret` that the service has not accepted yet: each code is good once (RFC 6238 5.2), so
  * a second sign-in in the same 30 s step takes the next step's code (accepted one step ahead), and a
- * third waits for the clock.
+ * third waits for the clock. With the test app's manual clock (`manualClock`, passed as `clock`),
+ * that wait is the clock moved on to the next step's start, the time the service reads the code at.
  */
-export async function nextCode(secret: string): Promise<string> {
+export async function nextCode(
+  secret: string,
+  clock: { now(): number; advance?(ms: number): void } = { now: Date.now },
+): Promise<string> {
   for (;;) {
-    const now = Math.floor(Date.now() / 30_000);
+    const now = Math.floor(clock.now() / 30_000);
     const step = Math.max(now, (lastStep.get(secret) ?? -1) + 1);
     if (step <= now + 1) {
       lastStep.set(secret, step);
@@ -23,7 +27,8 @@ export async function nextCode(secret: string): Promise<string> {
         timestamp: step * 30_000,
       });
     }
-    await sleep(1000);
+    if (clock.advance) clock.advance((now + 1) * 30_000 - clock.now());
+    else await sleep(1000);
   }
 }
 
@@ -63,10 +68,22 @@ export interface ConsoleSession {
  * Logs in through the console form (with the next TOTP code when this process enrolled the
  * operator) and reads the session's CSRF token from a page. An admin or payouts operator without
  * two-factor is enrolled on the way, as the console demands; the secret is kept in `operatorSecrets`.
+ * `clock`: the test app's manual clock when it has one (codes are read at its time: nextCode).
  */
-export async function consoleLogin(app: App, username: string, password: string): Promise<ConsoleSession> {
+export async function consoleLogin(
+  app: App,
+  username: string,
+  password: string,
+  clock?: Parameters<typeof nextCode>[1],
+): Promise<ConsoleSession> {
   const known = operatorSecrets.get(username);
-  const res = await postLogin(app, username, password, '127.0.0.1', known ? await nextCode(known) : '');
+  const res = await postLogin(
+    app,
+    username,
+    password,
+    '127.0.0.1',
+    known ? await nextCode(known, clock) : '',
+  );
   assert.equal(res.statusCode, 303, res.body);
   const cookie = cookiesOf(res);
   if (res.headers.location === '/backoffice/account/two-factor') {
@@ -79,7 +96,7 @@ export async function consoleLogin(app: App, username: string, password: string)
     const csrf = /name="_csrf" value="([^"]+)"/.exec(enrol.body)?.[1] ?? '';
     assert.ok(secret && csrf, enrol.body);
     const done = await consolePost(app, { cookie, csrf }, '/backoffice/account/two-factor', {
-      code: await nextCode(secret),
+      code: await nextCode(secret, clock),
     });
     assert.equal(done.statusCode, 200, done.body);
     assert.match(done.body, /data-testid="recovery-codes"/);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, startTestApp, type TestApp } from '../helpers/app.js';
 import { type ConsoleSession, consoleLogin } from '../helpers/console.js';
@@ -23,14 +25,21 @@ describe('holders: settlement proofs', () => {
   let t: TestApp;
   let as: Awaited<ReturnType<typeof operatorsByRole>>;
   let consoleAdmin: ConsoleSession;
+  // A receipts directory of its own: the tests compare its files before and after a refusal, and
+  // other test processes store receipts in the shared default directory meanwhile.
+  let dir: string;
   before(async () => {
-    t = await startTestApp();
+    dir = await mkdtemp(join(tmpdir(), 'holders-proofs-test-'));
+    t = await startTestApp({ config: { receiptsDir: dir } });
     as = await operatorsByRole(t);
     const user = { username: `admin-${randomUUID().slice(0, 6)}`, password: 'a long enough password 19' };
     await admin(t.app, 'POST', '/admin/operators', { ...user, role: 'admin' });
     consoleAdmin = await consoleLogin(t.app, user.username, user.password);
   });
-  after(() => t.close());
+  after(async () => {
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   /** A holder holding `held` RUB (an admin's correction). */
   async function holderHolding(held: string) {

@@ -7,7 +7,7 @@ import type { App } from '../../src/http/schemas.js';
 import { disambiguateAmount } from '../../src/modules/orders/orders-rules.js';
 import { firstFreeRubAmount } from '../../src/modules/orders/requisite-claim.js';
 import { startTestApp, type TestApp, testConfig } from '../helpers/app.js';
-import { testDatabaseUrl } from '../helpers/database.js';
+import { pgliteSnapshot, testDatabaseUrl } from '../helpers/database.js';
 import {
   addRequisite,
   admin,
@@ -102,8 +102,10 @@ describe('the statements of a shifting createOrder do not depend on the window s
   let counting = false;
 
   before(async () => {
+    // On PGlite a second in-memory database, from the run's migrated dump (not migrated anew).
     database = await openDatabase({
       databaseUrl: testDatabaseUrl(),
+      pgliteSnapshot: pgliteSnapshot(),
       poolSize: 5,
       logQuery: (q) => {
         if (counting) statements.push(q);

@@ -35,7 +35,8 @@ export const EnvSchema = Type.Object({
     minimum: 1,
     maximum: 200,
     default: 10,
-    description: 'connections per process to PostgreSQL',
+    description:
+      'connections per process to PostgreSQL; the requisite claim has a pool of its own, of half this size, whose connections open only when claims run',
   }),
   ADMIN_TOKEN: Type.Optional(
     Type.String({

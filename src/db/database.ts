@@ -17,6 +17,13 @@ export type Executor = Db | Tx;
 
 export interface Database {
   readonly db: Db;
+  /**
+   * For the few hot statements whose plan does not depend on their parameters (the requisite claim):
+   * on PostgreSQL, a pool of its own whose connections plan each prepared statement once
+   * (`plan_cache_mode = force_generic_plan`); PostgreSQL's default re-planned the claim at every
+   * order (docs/decisions.md "Plans made once for the claim"). On PGlite, `db` itself.
+   */
+  readonly genericPlans: Db;
   readonly kind: 'postgres' | 'pglite';
   /** The directory an embedded database keeps its files in (undefined: PostgreSQL, or in memory). */
   readonly directory: string | undefined;
@@ -127,12 +134,30 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     client.on('error', () => undefined);
   });
   const db = drizzleNodePg(pool, loggerOf(options)) as unknown as Db;
+  // Half the general pool's size, opened on demand: a process that runs no claim opens none.
+  const genericPool = new pg.Pool({
+    connectionString: url,
+    max: Math.ceil((options.poolSize ?? 10) / 2),
+    connectionTimeoutMillis: options.acquireTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    options: '-c plan_cache_mode=force_generic_plan',
+  });
+  genericPool.on('error', () => undefined);
+  genericPool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
+  const genericPlans = drizzleNodePg(genericPool, loggerOf(options)) as unknown as Db;
   return {
     db,
+    genericPlans,
     kind: 'postgres',
     directory: undefined,
     listen: (channel, handler) => listenPostgres(url, channel, handler),
-    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    poolStats: () => ({
+      total: pool.totalCount + genericPool.totalCount,
+      idle: pool.idleCount + genericPool.idleCount,
+      waiting: pool.waitingCount + genericPool.waitingCount,
+    }),
     async withLock(name, fn) {
       const client = await pool.connect();
       try {
@@ -152,7 +177,9 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     ping: async () => {
       await db.execute(sql`SELECT 1`);
     },
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), genericPool.end()]);
+    },
   };
 }
 
@@ -225,6 +252,7 @@ async function openPglite(options: OpenOptions): Promise<Database> {
     const db = pdb as unknown as Db;
     return {
       db,
+      genericPlans: db,
       kind: 'pglite',
       directory: options.dataDir,
       listen: async (channel, handler) => {

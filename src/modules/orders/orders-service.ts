@@ -321,10 +321,11 @@ export function createOrdersService(deps: {
   const { database, clock, lifecycle, publicBaseUrl } = deps;
   const db = database.db;
   const ctx: OrdersContext = { db, clock, lifecycle, publicBaseUrl, modes: deps.modes };
-  // The one-statement claim's statements are prepared once on the service's connection.
+  // The one-statement claim's statements are prepared once per connection, and planned once too
+  // (docs/decisions.md "Plans made once for the claim").
   const createFiatPayin = createFiatPayinFlow({
     ...deps,
-    claim: createClaim(db, deps.holderGate),
+    claim: createClaim(database.genericPlans, deps.holderGate),
     takeOffer: deps.takeOffer,
   });
 

@@ -109,6 +109,26 @@ export async function openDatabase(options: OpenOptions): Promise<Database> {
   return options.databaseUrl ? openPostgres(options.databaseUrl, options) : openPglite(options);
 }
 
+/**
+ * A pool of up to `max` connections to `url`, opened on demand. A client losing its server (a
+ * PostgreSQL restart) must not crash the process: idle ones report on the pool, clients in use (a
+ * transaction between statements) on themselves; the query fails anyway.
+ */
+function newPool(url: string, max: number, options: OpenOptions, extra: pg.PoolConfig = {}): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: options.acquireTimeoutMs ?? 5000,
+    idleTimeoutMillis: 30_000,
+    ...extra,
+  });
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
+  return pool;
+}
+
 async function openPostgres(url: string, options: OpenOptions): Promise<Database> {
   if (options.migrate !== false) {
     const client = new pg.Client({ connectionString: url });
@@ -121,30 +141,11 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
       await client.end();
     }
   }
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.acquireTimeoutMs ?? 5000,
-    idleTimeoutMillis: 30_000,
-  });
-  // A client losing its server (PostgreSQL restart) must not crash the process: idle ones report on
-  // the pool, clients in use (a transaction between statements) on themselves; the query fails anyway.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-  });
+  const pool = newPool(url, options.poolSize ?? 10, options);
   const db = drizzleNodePg(pool, loggerOf(options)) as unknown as Db;
   // Half the general pool's size, opened on demand: a process that runs no claim opens none.
-  const genericPool = new pg.Pool({
-    connectionString: url,
-    max: Math.ceil((options.poolSize ?? 10) / 2),
-    connectionTimeoutMillis: options.acquireTimeoutMs ?? 5000,
-    idleTimeoutMillis: 30_000,
+  const genericPool = newPool(url, Math.ceil((options.poolSize ?? 10) / 2), options, {
     options: '-c plan_cache_mode=force_generic_plan',
-  });
-  genericPool.on('error', () => undefined);
-  genericPool.on('connect', (client) => {
-    client.on('error', () => undefined);
   });
   const genericPlans = drizzleNodePg(genericPool, loggerOf(options)) as unknown as Db;
   return {

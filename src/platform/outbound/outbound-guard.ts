@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import type { Agent } from 'undici';
+import { undici as loadUndici } from '../../lib/lazy-require.js';
 import { type Allowlist, allowlistedAddress, allowlistedHost, isPublicAddress } from './address-policy.js';
 
 /** Resolves a host name to its addresses; tests pass their own (never real DNS in tests). */
@@ -61,7 +61,7 @@ export function createOutboundGuard(options: {
 
   let made: Agent | undefined;
   const makeDispatcher = (): Agent => {
-    const undici = createRequire(import.meta.url)('undici') as typeof import('undici');
+    const undici = loadUndici();
     const connect = undici.buildConnector({ timeout: options.connectTimeoutMs ?? 10_000 });
     return new undici.Agent({
       connections: options.connections ?? 64,

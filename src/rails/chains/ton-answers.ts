@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Address } from '@ton/core';
+import { tonCore } from '../../lib/lazy-require.js';
 import { normaliseTxHash } from '../crypto/index.js';
 import type { RestClient } from './rest-client.js';
 
@@ -29,13 +29,6 @@ export interface TonJettonTransfer {
   transaction_aborted: boolean;
 }
 
-let tonCore: typeof import('@ton/core') | undefined;
-/** @ton/core, loaded when a TON address is first parsed: a service without a TON chain never loads it. */
-const ton = () => {
-  tonCore ??= createRequire(import.meta.url)('@ton/core') as typeof import('@ton/core');
-  return tonCore;
-};
-
 /** Opcodes of a plain TON transfer: no body, or a text comment (32 zero bits then the text). */
 const PLAIN_TRANSFER = new Set([null, undefined, '0x00000000']);
 
@@ -59,7 +52,8 @@ export function incomingCoin(tx: TonTransaction, ours: Address): bigint {
 
 export function parseTon(address: string): Address | null {
   try {
-    return ton().Address.parse(address.trim());
+    // @ton/core is loaded when a TON address is first parsed: a service without TON never loads it.
+    return tonCore().Address.parse(address.trim());
   } catch {
     return null;
   }

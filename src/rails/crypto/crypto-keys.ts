@@ -1,10 +1,10 @@
-import { createRequire } from 'node:module';
 import { eq, isNotNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/database.js';
 import { cryptoPoolAddresses, cryptoTransactions, cryptoXpubs } from '../../db/tables/crypto.js';
 import type { AdminActor } from '../../http/request-context.js';
 import type { Clock } from '../../lib/clock.js';
 import { invalidField } from '../../lib/errors.js';
+import { tonCore } from '../../lib/lazy-require.js';
 import { type KeyNetwork, XPUB_NETWORKS } from '../../modules/catalog/index.js';
 import { writeAudit } from '../../platform/audit/index.js';
 import {
@@ -24,7 +24,7 @@ function isTonAddress(text: string): boolean {
   if (!TON_ADDRESS.test(text)) return false;
   try {
     // @ton/core is loaded when a TON address is first checked, not at start.
-    (createRequire(import.meta.url)('@ton/core') as typeof import('@ton/core')).Address.parse(text);
+    tonCore().Address.parse(text);
     return true;
   } catch {
     return false;

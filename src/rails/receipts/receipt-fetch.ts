@@ -1,6 +1,7 @@
 import type { request as undiciRequest } from 'undici';
 import type { Spooled } from '../../http/multipart.js';
 import { AppError } from '../../lib/errors.js';
+import { undici } from '../../lib/lazy-require.js';
 import type { OutboundGuard } from '../../platform/outbound/index.js';
 import { MAX_RECEIPT_BYTES } from './receipt-content.js';
 import type { ReceiptStorage } from './receipt-storage.js';
@@ -74,7 +75,7 @@ export async function downloadReceipt(
   let url = parseReceiptUrl(urlText);
   const signal = AbortSignal.timeout(timeoutMs);
   // undici is loaded at the first fetched receipt, not at start.
-  const { request } = await import('undici');
+  const { request } = undici();
   for (let hop = 0; ; hop++) {
     let res: Awaited<ReturnType<typeof undiciRequest>>;
     try {

@@ -4,6 +4,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Dispatcher } from 'undici';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../lib/clock.js';
+import { undici } from '../../lib/lazy-require.js';
 import { signBody } from '../../modules/auth/index.js';
 import type { OutboundGuard } from '../../platform/outbound/index.js';
 import { ANSWER_TIMEOUT_MS, isAcknowledged, retryDelayAfter } from './webhook-schedule.js';
@@ -130,8 +131,7 @@ async function send(
     return { statusCode: null, error: 'merchant has no active API key to sign with', snippet: null };
   try {
     // undici is loaded at the first delivery, not at start.
-    const { request } = await import('undici');
-    const res = await request(delivery.url, {
+    const res = await undici().request(delivery.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': signBody(apiKey, delivery.body) },
       body: delivery.body,

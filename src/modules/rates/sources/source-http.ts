@@ -1,3 +1,4 @@
+import { undici } from '../../../lib/lazy-require.js';
 import { money } from '../../../lib/money.js';
 
 /** One rate as a source gives it: `rate` units of `quote` for one `base`, a decimal string. */
@@ -28,7 +29,7 @@ export const SOURCE_TIMEOUT_MS = 10_000;
  */
 export async function getBytes(source: string, url: string, accept: string): Promise<Buffer> {
   // undici is loaded at the first fetch, not at start.
-  const { request } = await import('undici');
+  const { request } = undici();
   const res = await request(url, {
     method: 'GET',
     signal: AbortSignal.timeout(SOURCE_TIMEOUT_MS),

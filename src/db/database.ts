@@ -24,6 +24,8 @@ export interface Database {
    * order (docs/decisions.md "Plans made once for the claim"). On PGlite, `db` itself.
    */
   readonly genericPlans: Db;
+  /** How many statements `genericPlans` runs at once: its pool's size (PGlite: 1, one at a time). */
+  readonly genericPlansConnections: number;
   readonly kind: 'postgres' | 'pglite';
   /** The directory an embedded database keeps its files in (undefined: PostgreSQL, or in memory). */
   readonly directory: string | undefined;
@@ -144,13 +146,15 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const pool = newPool(url, options.poolSize ?? 10, options);
   const db = drizzleNodePg(pool, loggerOf(options)) as unknown as Db;
   // Half the general pool's size, opened on demand: a process that runs no claim opens none.
-  const genericPool = newPool(url, Math.ceil((options.poolSize ?? 10) / 2), options, {
+  const genericPlansConnections = Math.ceil((options.poolSize ?? 10) / 2);
+  const genericPool = newPool(url, genericPlansConnections, options, {
     options: '-c plan_cache_mode=force_generic_plan',
   });
   const genericPlans = drizzleNodePg(genericPool, loggerOf(options)) as unknown as Db;
   return {
     db,
     genericPlans,
+    genericPlansConnections,
     kind: 'postgres',
     directory: undefined,
     listen: (channel, handler) => listenPostgres(url, channel, handler),
@@ -254,6 +258,7 @@ async function openPglite(options: OpenOptions): Promise<Database> {
     return {
       db,
       genericPlans: db,
+      genericPlansConnections: 1,
       kind: 'pglite',
       directory: options.dataDir,
       listen: async (channel, handler) => {

@@ -322,10 +322,13 @@ export function createOrdersService(deps: {
   const db = database.db;
   const ctx: OrdersContext = { db, clock, lifecycle, publicBaseUrl, modes: deps.modes };
   // The one-statement claim's statements are prepared once per connection, and planned once too
-  // (docs/decisions.md "Plans made once for the claim").
+  // (docs/decisions.md "Plans made once for the claim"); orders that queue for its connections
+  // share a statement ("Orders claimed in batches").
   const createFiatPayin = createFiatPayinFlow({
     ...deps,
-    claim: createClaim(database.genericPlans, deps.holderGate),
+    claim: createClaim(database.genericPlans, deps.holderGate, {
+      connections: database.genericPlansConnections,
+    }),
     takeOffer: deps.takeOffer,
   });
 

@@ -11,7 +11,7 @@ export {
   setRequisitesHolder,
 } from './requisite-holders.js';
 export {
-  assignPickedSql,
+  assignEachSql,
   holderRequisiteIdsSql,
   type PickCandidate,
   type PickedRequisite,

@@ -12,8 +12,13 @@ export interface PickOperands {
   kinds: SQL;
   /** The bank a same-bank type needs; absent when the type takes any bank. */
   bankCode?: SQL;
-  /** The payable amount. */
+  /** The payable amount (with `amountHigh`, the lowest of a batch's). */
   amount: SQL;
+  /**
+   * The highest payable amount of a batch of orders: a requisite passes the amount bounds if it
+   * fits any amount from `amount` to this one (each order is held to its own by the caller).
+   */
+  amountHigh?: SQL;
 }
 
 /** How a pick treats a requisite another order holds: skip it, wait for it, or read it unlocked. */
@@ -48,13 +53,16 @@ export function pickRequisiteQuery(input: {
   lock: PickLock;
   exclude?: string[];
   only?: string;
+  /** How many requisites to pick (default 1): the first `limit` that fit, least recently assigned first. */
+  limit?: SQL;
 }): SQL {
   const o = input.operands;
+  const limit = input.limit ?? sql.raw('1');
   const conditions: SQL[] = [
     sql`cand.enabled AND cand.paused_reason IS NULL`,
     sql`cand.currency = ${o.currency}::text`,
     sql`cand.kind = want.kind`,
-    sql`(cand.min_amount IS NULL OR cand.min_amount <= ${o.amount}::numeric)`,
+    sql`(cand.min_amount IS NULL OR cand.min_amount <= ${o.amountHigh ?? o.amount}::numeric)`,
     sql`(cand.max_amount IS NULL OR cand.max_amount >= ${o.amount}::numeric)`,
   ];
   if (o.bankCode) conditions.push(sql`cand.bank_code = ${o.bankCode}::text`);
@@ -75,28 +83,32 @@ export function pickRequisiteQuery(input: {
   return sql`SELECT pick.* FROM unnest(string_to_array(${o.kinds}::text, ',')) AS want(kind)
     CROSS JOIN LATERAL (
       SELECT cand.id, cand.address, cand.bank, cand.holder_name, cand.emv, cand.currency,
-        cand.max_active_orders, cand.daily_limit, cand.last_order_seq, cand.holder_id
+        cand.max_active_orders, cand.daily_limit, cand.last_order_seq, cand.holder_id,
+        cand.min_amount, cand.max_amount
       FROM ${requisites} AS cand
       WHERE ${sql.join(conditions, sql` AND `)}
       ORDER BY cand.last_order_seq, cand.id
-      LIMIT 1
+      LIMIT ${limit}
       ${lock}
     ) AS pick
     ORDER BY pick.last_order_seq, pick.id
-    LIMIT 1`;
+    LIMIT ${limit}`;
 }
 
 /**
- * The data-modifying part of a one-statement claim (docs/decisions.md section 18): takes the row
- * `pick` (pickRequisiteQuery's) chose when `when` holds, setting its `last_order_seq` to `seq` (the
- * new order's number), and answers the columns the order copies plus `last_order_seq`.
+ * The data-modifying part of a one-statement claim (docs/decisions.md section 18 and "Orders
+ * claimed in batches"): for each row of `assignments` (columns `cid`, the requisite chosen, and
+ * `seq`, the new order's number) for which `when` holds, sets that requisite's `last_order_seq` to
+ * `seq`. Answers the columns an order copies (`id`, `address`, `bank`, `holder_name`, `emv`),
+ * `last_order_seq`, and every column of the assignment row under its own name (prefixed `a_`
+ * by the caller's choice of names).
  */
-export function assignPickedSql(pick: SQL, when: SQL, seq: SQL): SQL {
-  return sql`UPDATE ${requisites} SET last_order_seq = ${seq}
-    FROM (${pick}) AS pick
-    WHERE ${requisites.id} = pick.id AND ${when}
+export function assignEachSql(assignments: SQL, when: SQL): SQL {
+  return sql`UPDATE ${requisites} SET last_order_seq = assignment.seq
+    FROM (${assignments}) AS assignment
+    WHERE ${requisites.id} = assignment.cid AND ${when}
     RETURNING ${requisites.id}, ${requisites.address}, ${requisites.bank}, ${requisites.holderName},
-      ${requisites.emv}, ${requisites.lastOrderSeq}`;
+      ${requisites.emv}, ${requisites.lastOrderSeq}, assignment.*`;
 }
 
 /**

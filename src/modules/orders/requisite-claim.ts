@@ -13,8 +13,8 @@ import {
   pickRequisiteQuery,
   recordAssignment,
 } from '../requisites/index.js';
-import { type HolderGate, holderHasRoom, pendingOfHolder } from './holder-exposure.js';
 import { createBatches } from './claim-batches.js';
+import { type HolderGate, holderHasRoom, pendingOfHolder } from './holder-exposure.js';
 import type { NewOrderDraft } from './new-order.js';
 import { ORDER_INFO_COLUMNS, type OrderRow } from './order-view.js';
 import {
@@ -248,7 +248,9 @@ interface ClaimEntry {
 /** Orders that may share a statement: the same need, currency, RUB gate and UTC day. */
 function batchKey(e: ClaimEntry): string {
   const { need, currency, now } = e.pick;
-  return [need.kinds.join(','), need.bankCode ?? '', currency, e.tryLockRub, utcDayStart(now).getTime()].join('|');
+  return [need.kinds.join(','), need.bankCode ?? '', currency, e.tryLockRub, utcDayStart(now).getTime()].join(
+    '|',
+  );
 }
 
 /** The statement's values for `entries`: each bound column as an array, one element per order. */

@@ -100,8 +100,9 @@ export function pickRequisiteQuery(input: {
  * claimed in batches"): for each row of `assignments` (columns `cid`, the requisite chosen, and
  * `seq`, the new order's number) for which `when` holds, sets that requisite's `last_order_seq` to
  * `seq`. Answers the columns an order copies (`id`, `address`, `bank`, `holder_name`, `emv`),
- * `last_order_seq`, and every column of the assignment row under its own name (prefixed `a_`
- * by the caller's choice of names).
+ * `last_order_seq`, and every column of the assignment row under its own name (the order's own
+ * values, for the insert that follows). Only the rows the claim locked are written: no row is
+ * shared by all orders.
  */
 export function assignEachSql(assignments: SQL, when: SQL): SQL {
   return sql`UPDATE ${requisites} SET last_order_seq = assignment.seq

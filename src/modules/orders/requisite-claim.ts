@@ -275,8 +275,9 @@ interface ClaimStatement {
 
 /**
  * Runs one claim statement for `entries`: each gets its order, or undefined when the statement
- * gave it no requisite. A unique violation fails the whole statement: each order then claims
- * alone, so that only the duplicate one gets DuplicateOrderError.
+ * gave it no requisite. An error fails the whole statement, whichever order caused it (a
+ * duplicate order_id, most often): each order of a failed batch then claims alone, so that an
+ * order fails only by its own error (DuplicateOrderError for a duplicate).
  */
 async function claimEntries(
   statement: ClaimStatement,
@@ -287,8 +288,10 @@ async function claimEntries(
     const byId = new Map(rows.map((r) => [r.id, r]));
     return entries.map((e) => byId.get(e.row.id));
   } catch (err) {
-    if (!isUniqueViolation(err)) throw err;
-    if (entries.length === 1) return [new DuplicateOrderError()];
+    if (entries.length === 1) {
+      if (isUniqueViolation(err)) return [new DuplicateOrderError()];
+      return [err instanceof Error ? err : new Error(String(err))];
+    }
     const answers: Array<ClaimedOrder | undefined | Error> = [];
     for (const entry of entries) answers.push(...(await claimEntries(statement, [entry])));
     return answers;

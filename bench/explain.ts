@@ -92,9 +92,11 @@ try {
   for (const { query, params } of statements) {
     const writes = /^\s*(insert|update|delete|with)/i.test(query);
     // The recorded insert ran already: the same again with another id and order_id.
-    const fresh = writes
-      ? params.map((p) => (p === created.id ? `${p}0` : p === `e-${ORDERS + 1}` ? 'e-explain' : p))
-      : params;
+    // (The claim binds each column as an array, one element per order of its batch.)
+    const swap = (p: unknown) => (p === created.id ? `${p}0` : p === `e-${ORDERS + 1}` ? 'e-explain' : p);
+    const fresh = writes ? params.map((p) => (Array.isArray(p) ? p.map(swap) : swap(p))) : params;
+    // The service plans the claim once per connection (docs/decisions.md section 54): so here.
+    await client.query(`SET plan_cache_mode = ${/requisites/.test(query) ? 'force_generic_plan' : 'auto'}`);
     // Run RUNS times (writes rolled back): the first pays for hint bits and pages the load left
     // behind, the last shows the steady state; the plan printed is the last one's.
     const times: string[] = [];

@@ -148,7 +148,10 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   // Half the general pool's size, opened on demand: a process that runs no claim opens none.
   const genericPlansConnections = Math.ceil((options.poolSize ?? 10) / 2);
   const genericPool = newPool(url, genericPlansConnections, options, {
-    options: '-c plan_cache_mode=force_generic_plan',
+    // JIT compiles a plan at each execution once its estimated cost passes jit_above_cost: a
+    // batch's claim, whose row count the generic plan cannot know, passed it with a few hundred
+    // requisites and took 40 ms per statement to compile (docs/decisions.md "Orders claimed in batches").
+    options: '-c plan_cache_mode=force_generic_plan -c jit=off',
   });
   const genericPlans = drizzleNodePg(genericPool, loggerOf(options)) as unknown as Db;
   return {

@@ -105,7 +105,7 @@ function placeholderOperands(sameBank: boolean): { operands: PickOperands; daySt
   };
 }
 
-/** The placeholders' values for the orders `picks` (one need, currency and day; see ClaimBatchKey). */
+/** The placeholders' values for the orders `picks` (one need, currency and day: batchKey). */
 function placeholderValues(picks: readonly PickInput[]): Record<string, unknown> {
   const first = picks[0] as PickInput;
   let low = first.amount;

@@ -26,6 +26,8 @@ export interface Database {
   readonly genericPlans: Db;
   /** How many statements `genericPlans` runs at once: its pool's size (PGlite: 1, one at a time). */
   readonly genericPlansConnections: number;
+  /** Milliseconds a request waits for a connection before SERVICE_UNAVAILABLE (OpenOptions.acquireTimeoutMs). */
+  readonly acquireTimeoutMs: number;
   readonly kind: 'postgres' | 'pglite';
   /** The directory an embedded database keeps its files in (undefined: PostgreSQL, or in memory). */
   readonly directory: string | undefined;
@@ -158,6 +160,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
     db,
     genericPlans,
     genericPlansConnections,
+    acquireTimeoutMs: options.acquireTimeoutMs ?? 5000,
     kind: 'postgres',
     directory: undefined,
     listen: (channel, handler) => listenPostgres(url, channel, handler),
@@ -262,6 +265,7 @@ async function openPglite(options: OpenOptions): Promise<Database> {
       db,
       genericPlans: db,
       genericPlansConnections: 1,
+      acquireTimeoutMs: options.acquireTimeoutMs ?? 5000,
       kind: 'pglite',
       directory: options.dataDir,
       listen: async (channel, handler) => {

@@ -5,10 +5,12 @@
 // and one duplicate order in a batch fails alone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { buildApp } from '../../src/app.js';
 import { requisites } from '../../src/db/tables/requisites.js';
 import type { App } from '../../src/http/schemas.js';
+import { AppError } from '../../src/lib/errors.js';
 import { newInternalId } from '../../src/lib/ids.js';
 import { money } from '../../src/lib/money.js';
 import { requisiteNeedFor } from '../../src/modules/catalog/index.js';
@@ -24,7 +26,7 @@ import {
   takeRequisite,
 } from '../../src/modules/orders/requisite-claim.js';
 import { testConfig } from '../helpers/app.js';
-import { closeTestDatabase, isolateDatabase, testDatabase } from '../helpers/database.js';
+import { closeTestDatabase, isolateDatabase, onPostgres, testDatabase } from '../helpers/database.js';
 import { createMerchant } from '../helpers/merchant-client.js';
 
 interface PoolEntry {
@@ -279,5 +281,48 @@ describe('orders claimed in batches', () => {
       ['dup-2', 'dup-3'],
     );
     assert.equal(new Set(made.map((o) => o.requisiteId)).size, 2, 'each on a requisite of its own');
+  });
+
+  it('an order that waits longer than a connection would for its statement fails with SERVICE_UNAVAILABLE', {
+    skip:
+      !onPostgres() &&
+      'PostgreSQL only (PGlite runs one statement at a time: the lock holder would be the one waiting)',
+  }, async () => {
+    const db = (await testDatabase()).db;
+    const claim = createClaim(db, undefined, { connections: 1, maxWaitMs: 300 });
+    const currency = 'WAITB';
+    const now = new Date();
+    for (let i = 0; i < 3; i++) {
+      await db.insert(requisites).values({
+        kind: 'phone',
+        bank: 'Sberbank',
+        address: `790088800${i}`,
+        holderName: 'Pool',
+        currency,
+      });
+    }
+    const pick = { need, currency, amount: money(700), now };
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked = () => {};
+    const isLocked = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    // Another transaction holds the orders table: the running statement waits for it.
+    const holder = db.transaction(async (tx) => {
+      await tx.execute(sql`LOCK TABLE orders IN EXCLUSIVE MODE`);
+      locked();
+      await held;
+    });
+    await isLocked;
+    const running = claim(draftFor(currency, 700, now), pick, { tryLockRub: false });
+    await new Promise((resolve) => setImmediate(resolve));
+    const waiting = claim(draftFor(currency, 700, now), pick, { tryLockRub: false });
+    await assert.rejects(waiting, (err) => err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE');
+    release();
+    await holder;
+    assert.ok((await running)?.requisiteId, 'the statement that was running completes once the lock is gone');
   });
 });

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
 import type { App } from '../../src/http/schemas.js';
 import { disambiguateAmount } from '../../src/modules/orders/orders-rules.js';
-import { firstFreeRubAmount } from '../../src/modules/orders/requisite-claim.js';
+import { firstFreeRubAmount } from '../../src/modules/orders/rub-amounts.js';
 import { startTestApp, type TestApp, testConfig } from '../helpers/app.js';
 import { pgliteSnapshot, testDatabaseUrl } from '../helpers/database.js';
 import {

@@ -23,11 +23,12 @@ function recorder(options: { hold?: boolean } = {}) {
 }
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const waits = { maxWaitMs: 60_000, timeoutError: () => new Error('waited too long') };
 
 describe('claim batches', () => {
   it('runs an item alone when nothing else waits', async () => {
     const r = recorder();
-    const batches = createBatches({ run: r.run, maxSize: 8, maxInFlight: 2 });
+    const batches = createBatches({ run: r.run, maxSize: 8, maxInFlight: 2, ...waits });
     assert.equal(await batches.submit('k', 1), 10);
     assert.equal(await batches.submit('k', 2), 20);
     assert.deepEqual(r.batches, [
@@ -38,7 +39,7 @@ describe('claim batches', () => {
 
   it('items that arrive while every slot is busy go together, in order, at most maxSize each', async () => {
     const r = recorder({ hold: true });
-    const batches = createBatches({ run: r.run, maxSize: 3, maxInFlight: 1 });
+    const batches = createBatches({ run: r.run, maxSize: 3, maxInFlight: 1, ...waits });
     const first = batches.submit('k', 0);
     await turn();
     const rest = [1, 2, 3, 4, 5].map((i) => batches.submit('k', i));
@@ -58,7 +59,7 @@ describe('claim batches', () => {
 
   it('never runs more than maxInFlight batches at once', async () => {
     const r = recorder({ hold: true });
-    const batches = createBatches({ run: r.run, maxSize: 2, maxInFlight: 3 });
+    const batches = createBatches({ run: r.run, maxSize: 2, maxInFlight: 3, ...waits });
     const all = Array.from({ length: 20 }, (_, i) => batches.submit(`k${i % 4}`, i));
     for (let i = 0; i < 20 && r.batches.length < 20; i++) {
       await turn();
@@ -71,7 +72,7 @@ describe('claim batches', () => {
 
   it('keeps keys apart and serves the key of the oldest waiting item first', async () => {
     const r = recorder({ hold: true });
-    const batches = createBatches({ run: r.run, maxSize: 8, maxInFlight: 1 });
+    const batches = createBatches({ run: r.run, maxSize: 8, maxInFlight: 1, ...waits });
     const first = batches.submit('a', 0);
     await turn();
     const later = [batches.submit('b', 1), batches.submit('a', 2), batches.submit('b', 3)];
@@ -91,6 +92,7 @@ describe('claim batches', () => {
     const batches = createBatches<number, number>({
       maxSize: 8,
       maxInFlight: 1,
+      ...waits,
       run: async (_key, items) => {
         if (failNext) {
           failNext = false;
@@ -110,5 +112,30 @@ describe('claim batches', () => {
       failed.every((a) => a.status === 'rejected' && (a.reason as Error).message === 'connection lost'),
     );
     assert.equal(await batches.submit('k', 6), 6);
+  });
+
+  it('an item that waits maxWaitMs for its batch is rejected; the running batch and later items are not', async () => {
+    const r = recorder({ hold: true });
+    const batches = createBatches({
+      run: r.run,
+      maxSize: 8,
+      maxInFlight: 1,
+      maxWaitMs: 40,
+      timeoutError: () => new Error('waited too long'),
+    });
+    // The batches' timer does not keep a process alive (a server does): this test's timer does.
+    const alive = setInterval(() => undefined, 1000);
+    const stuck = batches.submit('k', 1);
+    await turn();
+    const waiting = batches.submit('k', 2);
+    await assert.rejects(waiting, /waited too long/);
+    clearInterval(alive);
+    assert.deepEqual(r.batches, [{ key: 'k', items: [1] }], 'the waiting item never ran');
+    r.releaseAll();
+    assert.equal(await stuck, 10);
+    const later = batches.submit('k', 3);
+    await turn();
+    r.releaseAll();
+    assert.equal(await later, 30);
   });
 });

@@ -15,12 +15,11 @@ import { amountAfterFee, computeFee, usdtFigures } from './orders-rules.js';
 import {
   type Claim,
   type ClaimedOrder,
-  firstFreeRubAmount,
   insertAssignedOrder,
-  lockRubAmounts,
   type PickInput,
   requisiteColumns,
 } from './requisite-claim.js';
+import { firstFreeRubAmount, lockRubAmounts } from './rub-amounts.js';
 import { sandboxPaymentDetails } from './sandbox-details.js';
 
 /** A pool offer taken for an order inside its transaction (the pool module's, docs/decisions.md section 23). */

@@ -328,6 +328,7 @@ export function createOrdersService(deps: {
     ...deps,
     claim: createClaim(database.genericPlans, deps.holderGate, {
       connections: database.genericPlansConnections,
+      maxWaitMs: database.acquireTimeoutMs,
     }),
     takeOffer: deps.takeOffer,
   });

@@ -2,6 +2,7 @@ import type { Decimal } from 'decimal.js';
 import { type Column, getTableColumns, getTableName, type SQL, sql } from 'drizzle-orm';
 import { type Db, type Executor, rowsOf } from '../../db/database.js';
 import { orders } from '../../db/tables/orders.js';
+import { AppError } from '../../lib/errors.js';
 import { toDbAmount } from '../../lib/money.js';
 import type { RequisiteNeed } from '../catalog/index.js';
 import {
@@ -23,9 +24,7 @@ import {
   isUniqueViolation,
   type NewOrderRow,
 } from './orders-repository.js';
-
-/** Advisory lock key that serialises choices of RUB PAYIN payable amounts. */
-const RUB_AMOUNTS_LOCK = 727_401_002;
+import { RUB_AMOUNTS_LOCK } from './rub-amounts.js';
 
 /** What a new order needs from the pool. */
 export interface PickInput {
@@ -302,11 +301,17 @@ async function claimEntries(
  * Claims a free requisite and inserts the order on it in ONE statement (atomic on its own, no
  * transaction needed; docs/decisions.md section 18), through statements prepared once on `db`.
  * Orders that arrive while `connections` statements are running share the next statement, up to
- * CLAIM_BATCH_MAX (docs/decisions.md "Orders claimed in batches"). Returns the order, or undefined
+ * CLAIM_BATCH_MAX (docs/decisions.md "Orders claimed in batches"); one that waits `maxWaitMs`
+ * (milliseconds, default 5000) for its statement fails with SERVICE_UNAVAILABLE. Returns the order, or undefined
  * having changed nothing (every candidate held, the least recently assigned fitting one limited,
- * the RUB lock busy). `row` carries every column but the requisite's. Throws DuplicateOrderError.
+ * the RUB lock busy). `row` carries every column but the requisite's. Throws DuplicateOrderError,
+ * SERVICE_UNAVAILABLE.
  */
-export function createClaim(db: Db, gate?: HolderGate, options: { connections?: number } = {}) {
+export function createClaim(
+  db: Db,
+  gate?: HolderGate,
+  options: { connections?: number; maxWaitMs?: number } = {},
+) {
   // A statement's name names its text on a connection: a claim with the holders' gate is another text.
   const suffix = gate ? '_holders' : '';
   const prepared = {
@@ -316,6 +321,9 @@ export function createClaim(db: Db, gate?: HolderGate, options: { connections?: 
   const batches = createBatches<ClaimEntry, ClaimedOrder | undefined>({
     maxSize: CLAIM_BATCH_MAX,
     maxInFlight: options.connections ?? 1,
+    // As long as a request waits for a pool's connection, then SERVICE_UNAVAILABLE like it.
+    maxWaitMs: options.maxWaitMs ?? 5000,
+    timeoutError: () => new AppError('SERVICE_UNAVAILABLE'),
     run: (_key, entries) =>
       claimEntries(entries[0]?.pick.need.bankCode !== undefined ? prepared.bank : prepared.any, entries),
   });
@@ -446,52 +454,4 @@ export function requisiteColumns(r: Pick<PickedRequisite, 'id' | 'address' | 'ba
     pdHolderName: r.holderName,
     pdEmv: r.emv,
   };
-}
-
-/**
- * Takes the transaction-scoped lock over RUB PAYIN payable amounts: exclusive for an order that
- * picks a shifted amount, shared for one that keeps its amount (those may run side by side, but
- * never while a shifting order is looking for a free value).
- */
-export async function lockRubAmounts(ex: Executor, exclusive: boolean): Promise<void> {
-  await ex.execute(
-    exclusive
-      ? sql`SELECT pg_advisory_xact_lock(${RUB_AMOUNTS_LOCK})`
-      : sql`SELECT pg_advisory_xact_lock_shared(${RUB_AMOUNTS_LOCK})`,
-  );
-}
-
-/**
- * The payable amount a shifting RUB PAYIN takes (docs/decisions.md section 7; docs/api.md "Amount
- * disambiguation rules" 4-5): the first of `amount`, +1, -1, +2, -2, ... within
- * `[amount - down, amount + up]` (never below 1) that no active pending RUB PAYIN order holds, or
- * `amount` when all are held. One statement whatever the window (bounded by MAX_AMOUNT_DEVIATION):
- * the candidates in that order, anti-joined with the held amounts of the window read through the
- * pending-amount index. The same order as `disambiguationCandidates` (a test holds them equal).
- */
-export async function firstFreeRubAmount(
-  ex: Executor,
-  amount: number,
-  deviation: { up: number; down: number },
-  now: Date,
-): Promise<number> {
-  const reach = Math.max(deviation.up, deviation.down);
-  const low = amount - deviation.down;
-  const high = amount + deviation.up;
-  const rows = rowsOf<{ v: string }>(
-    await ex.execute(sql`WITH cand AS (
-        SELECT k, CASE WHEN k = 0 THEN ${amount}::numeric
-                       WHEN k % 2 = 1 THEN ${amount}::numeric + (k + 1) / 2
-                       ELSE ${amount}::numeric - k / 2 END AS v
-        FROM generate_series(0, ${2 * reach}::int) AS k),
-      held AS (
-        SELECT DISTINCT ${orders.payableAmount} AS v FROM ${orders}
-        WHERE ${orders.status} = 'pending' AND ${orders.method} = 'fiat' AND ${orders.currency} = 'RUB'
-          AND NOT ${orders.test} AND ${orders.payableAmount} BETWEEN ${low}::numeric AND ${high}::numeric
-          AND ${orders.expiresAt} > ${now.toISOString()}::timestamptz)
-      SELECT cand.v::text AS v FROM cand LEFT JOIN held ON held.v = cand.v
-      WHERE held.v IS NULL AND cand.v BETWEEN ${low}::numeric AND ${high}::numeric AND cand.v >= 1
-      ORDER BY cand.k LIMIT 1`),
-  );
-  return rows[0] ? Number(rows[0].v) : amount;
 }

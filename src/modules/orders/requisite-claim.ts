@@ -302,10 +302,10 @@ async function claimEntries(
  * transaction needed; docs/decisions.md section 18), through statements prepared once on `db`.
  * Orders that arrive while `connections` statements are running share the next statement, up to
  * CLAIM_BATCH_MAX (docs/decisions.md "Orders claimed in batches"); one that waits `maxWaitMs`
- * (milliseconds, default 5000) for its statement fails with SERVICE_UNAVAILABLE. Returns the order, or undefined
- * having changed nothing (every candidate held, the least recently assigned fitting one limited,
- * the RUB lock busy). `row` carries every column but the requisite's. Throws DuplicateOrderError,
- * SERVICE_UNAVAILABLE.
+ * (milliseconds, default 5000) for its statement fails with SERVICE_UNAVAILABLE. Returns the
+ * order, or undefined having changed nothing (every candidate held, the least recently assigned
+ * fitting one limited, the RUB lock busy). `row` carries every column but the requisite's.
+ * Throws DuplicateOrderError, SERVICE_UNAVAILABLE.
  */
 export function createClaim(
   db: Db,
@@ -334,7 +334,7 @@ export function createClaim(
   ): Promise<ClaimedOrder | undefined> {
     const entry: ClaimEntry = { row, pick, tryLockRub: options.tryLockRub };
     if (!options.ex) return batches.submit(batchKey(entry), entry);
-    // Inside a transaction: the same statement for this order alone, prepared on the transaction's connection.
+    // Inside a transaction: the same statement for this order alone, on the transaction's connection.
     const sameBank = pick.need.bankCode !== undefined;
     const name = `${sameBank ? 'claim_orders_tx_same_bank' : 'claim_orders_tx_any_bank'}${suffix}`;
     const [answer] = await claimEntries(claimStatement(options.ex, sameBank, gate).prepare(name), [entry]);

@@ -11,23 +11,21 @@ import { buildApp } from '../../src/app.js';
 import { requisites } from '../../src/db/tables/requisites.js';
 import type { App } from '../../src/http/schemas.js';
 import { AppError } from '../../src/lib/errors.js';
-import { newInternalId } from '../../src/lib/ids.js';
 import { money } from '../../src/lib/money.js';
 import { requisiteNeedFor } from '../../src/modules/catalog/index.js';
 import type { MerchantRow } from '../../src/modules/merchants/index.js';
-import { newOrderRow } from '../../src/modules/orders/new-order.js';
 import { DuplicateOrderError } from '../../src/modules/orders/orders-repository.js';
+import { CLAIM_BATCH_MAX, createClaim } from '../../src/modules/orders/requisite-claim.js';
 import {
-  CLAIM_BATCH_MAX,
-  createClaim,
   insertAssignedOrder,
   type PickInput,
   requisiteColumns,
   takeRequisite,
-} from '../../src/modules/orders/requisite-claim.js';
+} from '../../src/modules/orders/requisite-take.js';
 import { testConfig } from '../helpers/app.js';
 import { closeTestDatabase, isolateDatabase, onPostgres, testDatabase } from '../helpers/database.js';
 import { createMerchant } from '../helpers/merchant-client.js';
+import { fiatPayinDraft } from '../helpers/order-drafts.js';
 
 interface PoolEntry {
   state: 'ready' | 'disabled' | 'paused';
@@ -127,35 +125,21 @@ describe('orders claimed in batches', () => {
 
   const need = requisiteNeedFor('sim');
   assert.ok(need);
-  const draftFor = (currency: string, a: number, now: Date, orderId: string | null = null) =>
-    newOrderRow({
-      id: newInternalId(),
-      merchant,
-      command: {
-        mode: 'fiat',
-        type: 'sim',
-        amount: a,
+  const draftFor = (currency: string, amount: number, now: Date, orderId: string | null = null) =>
+    fiatPayinDraft(merchant, { type: 'sim', currency, amount, now, orderId }).draft;
+  /** `count` plain requisites (no limits, no amount bounds) in `currency`, addresses from `prefix`. */
+  const addPool = async (currency: string, count: number, prefix: string) => {
+    const db = (await testDatabase()).db;
+    for (let i = 0; i < count; i++) {
+      await db.insert(requisites).values({
+        kind: 'phone',
+        bank: 'Sberbank',
+        address: `${prefix}${i}`,
+        holderName: 'Pool',
         currency,
-        need,
-        convertToUsdt: false,
-        deviation: undefined,
-        offerId: undefined,
-        orderId,
-        successCallbackUrl: null,
-        returnUrl: null,
-        comment: null,
-        client: { clientId: null, clientRegisteredAt: null, clientOrdersCount: null, clientPaidCount: null },
-      },
-      currency,
-      figures: {
-        amount: money(a),
-        payable: money(a),
-        feePercent: money(0),
-        fee: money(0),
-        amountAfterFee: money(a),
-      },
-      now,
-    });
+      });
+    }
+  };
 
   it('for generated pools and batches of mixed amounts: the statement, then the transaction, pick what the rules say', async () => {
     const db = (await testDatabase()).db;
@@ -243,15 +227,7 @@ describe('orders claimed in batches', () => {
     const claim = createClaim(db, undefined, { connections: 1 });
     const currency = 'DUPB';
     const now = new Date();
-    for (let i = 0; i < 4; i++) {
-      await db.insert(requisites).values({
-        kind: 'phone',
-        bank: 'Sberbank',
-        address: `790077700${i}`,
-        holderName: 'Pool',
-        currency,
-      });
-    }
+    await addPool(currency, 4, '790077700');
     const first = await claim(
       draftFor(currency, 700, now, 'dup-1'),
       { need, currency, amount: money(700), now },
@@ -292,15 +268,7 @@ describe('orders claimed in batches', () => {
     const claim = createClaim(db, undefined, { connections: 1, maxWaitMs: 300 });
     const currency = 'WAITB';
     const now = new Date();
-    for (let i = 0; i < 3; i++) {
-      await db.insert(requisites).values({
-        kind: 'phone',
-        bank: 'Sberbank',
-        address: `790088800${i}`,
-        holderName: 'Pool',
-        currency,
-      });
-    }
+    await addPool(currency, 3, '790088800');
     const pick = { need, currency, amount: money(700), now };
     let release = () => {};
     const held = new Promise<void>((resolve) => {

@@ -10,20 +10,17 @@ import fc from 'fast-check';
 import { buildApp } from '../../src/app.js';
 import { requisites } from '../../src/db/tables/requisites.js';
 import type { App } from '../../src/http/schemas.js';
-import { newInternalId } from '../../src/lib/ids.js';
-import { money } from '../../src/lib/money.js';
-import { requisiteNeedFor } from '../../src/modules/catalog/index.js';
 import type { MerchantRow } from '../../src/modules/merchants/index.js';
-import { newOrderRow } from '../../src/modules/orders/new-order.js';
+import { createClaim } from '../../src/modules/orders/requisite-claim.js';
 import {
-  createClaim,
   insertAssignedOrder,
   requisiteColumns,
   takeRequisite,
-} from '../../src/modules/orders/requisite-claim.js';
+} from '../../src/modules/orders/requisite-take.js';
 import { testConfig } from '../helpers/app.js';
 import { closeTestDatabase, isolateDatabase, onPostgres, testDatabase } from '../helpers/database.js';
 import { addRequisite, createMerchant, createOrder, type TestMerchant } from '../helpers/merchant-client.js';
+import { fiatPayinDraft } from '../helpers/order-drafts.js';
 
 interface PoolEntry {
   kind: 'card' | 'phone';
@@ -144,45 +141,15 @@ describe('the one-statement claim and the transaction pick what the rules say', 
               model.active[expected] = (model.active[expected] ?? 0) + 1;
             }
             const now = new Date(start + n * 1000);
-            const need = requisiteNeedFor(s.type);
-            assert.ok(need);
             const picked: Record<'fast' | 'slow', number> = { fast: -1, slow: -1 };
             for (const path of ['fast', 'slow'] as const) {
               const currency = currencies[path];
-              const draft = newOrderRow({
-                id: newInternalId(),
-                merchant,
-                command: {
-                  mode: 'fiat',
-                  type: s.type,
-                  amount: s.amount,
-                  currency,
-                  need,
-                  convertToUsdt: false,
-                  deviation: undefined,
-                  offerId: undefined,
-                  orderId: null,
-                  successCallbackUrl: null,
-                  returnUrl: null,
-                  comment: null,
-                  client: {
-                    clientId: null,
-                    clientRegisteredAt: null,
-                    clientOrdersCount: null,
-                    clientPaidCount: null,
-                  },
-                },
+              const { draft, pick } = fiatPayinDraft(merchant, {
+                type: s.type,
                 currency,
-                figures: {
-                  amount: money(s.amount),
-                  payable: money(s.amount),
-                  feePercent: money(0),
-                  fee: money(0),
-                  amountAfterFee: money(s.amount),
-                },
+                amount: s.amount,
                 now,
               });
-              const pick = { need, currency, amount: money(s.amount), now };
               let requisiteId: string | null | undefined;
               if (path === 'fast')
                 requisiteId = (await claim(draft, pick, { tryLockRub: false }))?.requisiteId;

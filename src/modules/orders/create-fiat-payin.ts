@@ -12,13 +12,8 @@ import { checkLimits } from './create-order-input.js';
 import { newOrderRow } from './new-order.js';
 import { assertNewExternalId, insertOrder } from './orders-repository.js';
 import { amountAfterFee, computeFee, usdtFigures } from './orders-rules.js';
-import {
-  type Claim,
-  type ClaimedOrder,
-  insertAssignedOrder,
-  type PickInput,
-  requisiteColumns,
-} from './requisite-claim.js';
+import type { Claim, ClaimedOrder } from './requisite-claim.js';
+import { insertAssignedOrder, type PickInput, requisiteColumns } from './requisite-take.js';
 import { firstFreeRubAmount, lockRubAmounts } from './rub-amounts.js';
 import { sandboxPaymentDetails } from './sandbox-details.js';
 

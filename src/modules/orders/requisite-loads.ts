@@ -1,7 +1,23 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type Executor, rowsOf } from '../../db/database.js';
 import { orders } from '../../db/tables/orders.js';
-import { activeOn, turnoverOn, utcDayStart } from './requisite-claim.js';
+
+/** Start of the current UTC day for `now` (daily turnover limits count from it). */
+export function utcDayStart(now: Date): Date {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+}
+
+/** Pending orders on the requisite `id`. */
+export const activeOn = (id: SQL) =>
+  sql`(SELECT count(*) FROM ${orders} WHERE ${orders.requisiteId} = ${id} AND ${orders.status} = 'pending')`;
+
+/** The requisite's turnover today: pending amounts plus amounts confirmed since the UTC day start. */
+export const turnoverOn = (
+  id: SQL,
+  dayStart: SQL,
+) => sql`(SELECT coalesce(sum(${orders.payableAmount}), 0) FROM ${orders}
+  WHERE ${orders.requisiteId} = ${id}
+    AND (${orders.status} = 'pending' OR (${orders.status} = 'success' AND ${orders.finishedAt} >= ${dayStart})))`;
 
 /** When the requisite last got an order (shown to operators). */
 const lastOrderTimeOn = (

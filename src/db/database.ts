@@ -17,6 +17,8 @@ export type Executor = Db | Tx;
 
 export interface Database {
   readonly db: Db;
+  /** How many statements `db` runs at once: its pool's size (`DB_POOL_SIZE`; PGlite: 1, one at a time). */
+  readonly dbConnections: number;
   /**
    * For the few hot statements whose plan does not depend on their parameters (the requisite claim):
    * on PostgreSQL, a pool of its own whose connections plan each prepared statement once
@@ -158,6 +160,7 @@ async function openPostgres(url: string, options: OpenOptions): Promise<Database
   const genericPlans = drizzleNodePg(genericPool, loggerOf(options)) as unknown as Db;
   return {
     db,
+    dbConnections: options.poolSize ?? 10,
     genericPlans,
     genericPlansConnections,
     acquireTimeoutMs: options.acquireTimeoutMs ?? 5000,
@@ -263,6 +266,7 @@ async function openPglite(options: OpenOptions): Promise<Database> {
     const db = pdb as unknown as Db;
     return {
       db,
+      dbConnections: 1,
       genericPlans: db,
       genericPlansConnections: 1,
       acquireTimeoutMs: options.acquireTimeoutMs ?? 5000,

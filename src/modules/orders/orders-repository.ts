@@ -1,7 +1,7 @@
 import { and, asc, eq, getTableColumns, lt, sql } from 'drizzle-orm';
-import type { Db, Executor } from '../../db/database.js';
+import type { Executor } from '../../db/database.js';
 import { orderEvents, orders } from '../../db/tables/orders.js';
-import { ORDER_INFO_COLUMNS, type OrderInfoRow, type OrderRow } from './order-view.js';
+import type { OrderRow } from './order-view.js';
 
 /** A new order row as the pure builders make it (new-order.ts). */
 export type NewOrderRow = typeof orders.$inferInsert;
@@ -85,54 +85,6 @@ export async function findOrderById(ex: Executor, id: string): Promise<OrderRow 
 /** The order, locked for the rest of the transaction (FOR UPDATE): the step before any change. */
 export async function lockOrder(ex: Executor, id: string): Promise<OrderRow | undefined> {
   return (await ex.select().from(orders).where(eq(orders.id, id)).limit(1).for('update'))[0];
-}
-
-/** An order lookup's two ways: by internal id, by a merchant's external id in one mode. */
-export interface OrderLookups<T> {
-  byId(id: string): Promise<T | undefined>;
-  /** The merchant's order of this external id in one mode (sandbox or live). */
-  byExternalId(merchantId: string, externalId: string, test: boolean): Promise<T | undefined>;
-}
-
-/** The columns of ORDER_INFO_COLUMNS, as a select list. */
-const infoFields = Object.fromEntries(ORDER_INFO_COLUMNS.map((k) => [k, orders[k]])) as {
-  [K in (typeof ORDER_INFO_COLUMNS)[number]]: (typeof orders)[K];
-};
-
-function lookups<T>(db: Db, fields: typeof infoFields | undefined, name: string): OrderLookups<T> {
-  const from = () => (fields ? db.select(fields).from(orders) : db.select().from(orders));
-  const byId = from()
-    .where(eq(orders.id, sql.placeholder('id')))
-    .limit(1)
-    .prepare(`${name}_by_id`);
-  const byExternalId = from()
-    .where(
-      and(
-        eq(orders.merchantId, sql.placeholder('merchantId')),
-        eq(orders.externalId, sql.placeholder('externalId')),
-        eq(orders.test, sql.placeholder('test')),
-      ),
-    )
-    .limit(1)
-    .prepare(`${name}_by_external_id`);
-  return {
-    byId: async (id) => (await byId.execute({ id }))[0] as T | undefined,
-    byExternalId: async (merchantId, externalId, test) =>
-      (await byExternalId.execute({ merchantId, externalId, test }))[0] as T | undefined,
-  };
-}
-
-/**
- * The merchant read path's lookups, each one round trip and a named prepared statement (parsed and
- * planned once per connection): an order by internal id, or by a merchant's external id; `full`
- * reads every column, `info` only those the merchant's answer shows (ORDER_INFO_COLUMNS). Bound to
- * `db`, not usable inside a transaction.
- */
-export function orderReads(db: Db): { full: OrderLookups<OrderRow>; info: OrderLookups<OrderInfoRow> } {
-  return {
-    full: lookups<OrderRow>(db, undefined, 'order'),
-    info: lookups<OrderInfoRow>(db, infoFields, 'order_info'),
-  };
 }
 
 /**

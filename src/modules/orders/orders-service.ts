@@ -13,18 +13,12 @@ import { createFiatPayinFlow, type TakeOffer } from './create-fiat-payin.js';
 import type { CreateOrderCommand, CryptoPayinCommand, PayoutCommand } from './create-order-command.js';
 import { adminOrderView, assertMayManage } from './order-admin-view.js';
 import type { OrderLifecycle } from './order-lifecycle.js';
+import { type OrderLookups, orderReads, type ReadBatching } from './order-reads.js';
 import { createOrderAnswer, type OrderInfoRow, type OrderRow, orderInfo } from './order-view.js';
 import { endedBy, listOrders, type OrderFilter, streamOrders } from './orders-lists.js';
 import { orderIdNamed } from './orders-named.js';
 import { dailySeries, merchantReport } from './orders-reports.js';
-import {
-  DuplicateOrderError,
-  findOrderById,
-  lockOrder,
-  type OrderLookups,
-  orderReads,
-  orderTimeline,
-} from './orders-repository.js';
+import { DuplicateOrderError, findOrderById, lockOrder, orderTimeline } from './orders-repository.js';
 import { createClaim, type HolderGate } from './requisite-claim.js';
 
 /** The creation and confirmation of the modes other modules provide (crypto, payouts). */
@@ -80,6 +74,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** What every part of the orders service works with. */
 interface OrdersContext {
   db: Database['db'];
+  /** How the merchant's order reads share statements (docs/decisions.md "Orders read in batches"). */
+  reads: ReadBatching;
   clock: Clock;
   lifecycle: OrderLifecycle;
   publicBaseUrl: string;
@@ -127,7 +123,7 @@ function orderDateRange(query: MerchantOrdersQuery, now: Date): { from: Date; to
 /** What the merchant reads: one order, a page of orders, the dashboard's figures. */
 function merchantReads(ctx: OrdersContext) {
   const { db, clock, publicBaseUrl } = ctx;
-  const reads = orderReads(db);
+  const reads = orderReads(db, ctx.reads);
   return {
     /** findOwn with every column of the order. */
     findOwnOrder: (merchant: MerchantRow, id: string): Promise<OrderRow> => findOwn(reads.full, merchant, id),
@@ -320,7 +316,14 @@ export function createOrdersService(deps: {
 }) {
   const { database, clock, lifecycle, publicBaseUrl } = deps;
   const db = database.db;
-  const ctx: OrdersContext = { db, clock, lifecycle, publicBaseUrl, modes: deps.modes };
+  const ctx: OrdersContext = {
+    db,
+    reads: { connections: database.dbConnections, maxWaitMs: database.acquireTimeoutMs },
+    clock,
+    lifecycle,
+    publicBaseUrl,
+    modes: deps.modes,
+  };
   // The one-statement claim's statements are prepared once per connection, and planned once too
   // (docs/decisions.md "Plans made once for the claim"); orders that queue for its connections
   // share a statement ("Orders claimed in batches").

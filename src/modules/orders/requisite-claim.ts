@@ -5,7 +5,6 @@ import { orders } from '../../db/tables/orders.js';
 import { AppError } from '../../lib/errors.js';
 import { toDbAmount } from '../../lib/money.js';
 import { assignEachSql, type PickOperands, pickRequisiteQuery } from '../requisites/index.js';
-import { createBatches } from './claim-batches.js';
 import { type HolderGate, holderHasRoom } from './holder-exposure.js';
 import type { NewOrderDraft } from './new-order.js';
 import { ORDER_INFO_COLUMNS, type OrderRow } from './order-view.js';
@@ -13,6 +12,7 @@ import { DuplicateOrderError, isUniqueViolation } from './orders-repository.js';
 import { utcDayStart } from './requisite-loads.js';
 import { loadCondition, type PickInput, takeRequisite } from './requisite-take.js';
 import { RUB_AMOUNTS_LOCK } from './rub-amounts.js';
+import { createBatches } from './statement-batches.js';
 
 /**
  * The pick's operands as placeholders, for a statement prepared once (per need of a bank or not):

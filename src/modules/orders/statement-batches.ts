@@ -1,12 +1,13 @@
 /**
- * Batches of claims (docs/decisions.md "Orders claimed in batches"): work items submitted under a
- * key are run together, up to `maxSize` per batch, with at most `maxInFlight` batches running at
- * once. An item waits only while every slot is busy (or for the end of the current turn of the
- * event loop, so that items arriving together go together): at low load each batch is one item,
- * under load the items that queued behind the running batches go in the next ones. Items of the
- * same key keep their order in a batch; the oldest waiting item's key goes first. An item that
- * waits longer than `maxWaitMs` for a batch is rejected, as a request waiting for a pool's
- * connection would be: an overloaded process sheds load instead of queueing without end.
+ * Batches of statements: work items submitted under a key are run together, up to `maxSize` per
+ * batch, with at most `maxInFlight` batches running at once. The requisite claim (docs/decisions.md
+ * "Orders claimed in batches") and the merchant's order reads ("Orders read in batches") use it. An
+ * item waits only while every slot is busy (or for the end of the current turn of the event loop,
+ * so that items arriving together go together): at low load each batch is one item, under load the
+ * items that queued behind the running batches go in the next ones. Items of the same key keep
+ * their order in a batch; the oldest waiting item's key goes first. An item that waits longer than
+ * `maxWaitMs` for a batch is rejected, as a request waiting for a pool's connection would be: an
+ * overloaded process sheds load instead of queueing without end.
  */
 export interface Batches<I, O> {
   /** Resolves with the item's answer from `run`, or rejects with its error (or the batch's). */

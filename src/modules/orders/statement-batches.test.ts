@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createBatches } from './claim-batches.js';
+import { createBatches } from './statement-batches.js';
 
 /** A run that records its batches and answers when `release` is called (or at once). */
 function recorder(options: { hold?: boolean } = {}) {

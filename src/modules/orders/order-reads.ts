@@ -47,32 +47,27 @@ const externalKey = (merchantId: string, test: boolean, externalId: string) =>
 function lookups<T extends Keyed>(
   db: Db,
   fields: typeof infoFields | undefined,
-  name: string,
   batching: ReadBatching,
 ): OrderLookups<T> {
   const from = () => (fields ? db.select(fields).from(orders) : db.select().from(orders));
-  const byIds = from()
-    .where(sql`${orders.id} = ANY(${sql.placeholder('ids')}::text[])`)
-    .prepare(`${name}_by_ids`);
+  // Built for each batch, not prepared: PostgreSQL plans it for the orders table as it is now (see
+  // docs/decisions.md "Orders read in batches", "Planned at each batch").
+  const byIds = (ids: string[]) =>
+    from().where(sql`${orders.id} = ANY(${sql.param(ids)}::text[])`) as unknown as Promise<T[]>;
   // The unique index (external_id, merchant_id, test) answers each triple of the arrays.
-  const byExternalIds = from()
-    .where(
-      sql`(${orders.externalId}, ${orders.merchantId}, ${orders.test}) IN (SELECT * FROM unnest(${sql.placeholder('externalIds')}::text[], ${sql.placeholder('merchantIds')}::text[], ${sql.placeholder('tests')}::boolean[]))`,
-    )
-    .prepare(`${name}_by_external_ids`);
+  const byExternalIds = (external: Array<{ merchantId: string; externalId: string; test: boolean }>) =>
+    from().where(
+      sql`(${orders.externalId}, ${orders.merchantId}, ${orders.test}) IN (SELECT * FROM unnest(${sql.param(external.map((w) => w.externalId))}::text[], ${sql.param(external.map((w) => w.merchantId))}::text[], ${sql.param(external.map((w) => w.test))}::boolean[]))`,
+    ) as unknown as Promise<T[]>;
 
   const run = async (key: string, wanted: Wanted[]): Promise<Array<T | undefined>> => {
     if (key === 'id') {
       const ids = (wanted as Array<{ id: string }>).map((w) => w.id);
-      const found = new Map(((await byIds.execute({ ids })) as T[]).map((row) => [row.id, row]));
+      const found = new Map((await byIds(ids)).map((row) => [row.id, row]));
       return ids.map((id) => found.get(id));
     }
     const external = wanted as Array<{ merchantId: string; externalId: string; test: boolean }>;
-    const rows = (await byExternalIds.execute({
-      externalIds: external.map((w) => w.externalId),
-      merchantIds: external.map((w) => w.merchantId),
-      tests: external.map((w) => w.test),
-    })) as T[];
+    const rows = await byExternalIds(external);
     const found = new Map(rows.map((row) => [externalKey(row.merchantId, row.test, row.externalId), row]));
     return external.map((w) => found.get(externalKey(w.merchantId, w.test, w.externalId)));
   };
@@ -93,9 +88,9 @@ function lookups<T extends Keyed>(
 
 /**
  * The merchant read path's lookups (docs/decisions.md "Orders read in batches"): an order by
- * internal id, or by a merchant's external id. Each is a named prepared statement over arrays of
- * keys, so lookups that queue while every connection is busy share one statement and one round
- * trip; at low load a lookup runs alone at once. `full` reads every column, `info` only those the
+ * internal id, or by a merchant's external id. Each is one statement over arrays of keys, so
+ * lookups that queue while every connection is busy share one statement and one round trip; at low
+ * load a lookup runs alone at once. `full` reads every column, `info` only those the
  * merchant's answer shows (ORDER_INFO_COLUMNS). Bound to `db`, not usable inside a transaction.
  * A lookup answers the order or undefined, or rejects with SERVICE_UNAVAILABLE after
  * `batching.maxWaitMs` without a statement, or with its statement's error.
@@ -105,7 +100,7 @@ export function orderReads(
   batching: ReadBatching,
 ): { full: OrderLookups<OrderRow>; info: OrderLookups<OrderInfoRow> } {
   return {
-    full: lookups<OrderRow>(db, undefined, 'order', batching),
-    info: lookups<OrderInfoRow>(db, infoFields, 'order_info', batching),
+    full: lookups<OrderRow>(db, undefined, batching),
+    info: lookups<OrderInfoRow>(db, infoFields, batching),
   };
 }

@@ -10,9 +10,10 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { addPhonePool, benchMerchant } from './fixtures.js';
+import { cpuOf, startServer, TICK_MS } from './processes.js';
 import { createOrderLoad, readOrderLoad, shuffled, sign } from './requests.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -21,25 +22,6 @@ const POOL = Number(process.env.BENCH_POOLS ?? 50);
 const BASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = new URL('..', import.meta.url).pathname;
 const ADMIN_TOKEN = `bench-admin-${randomUUID()}`;
-const TICK_MS = 10;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-
-/** CPU milliseconds (user + system, or system only) of the process `pid`. */
-function cpuOf(pid: number, systemOnly = false): number {
-  try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return ((systemOnly ? 0 : Number(f[11])) + Number(f[12])) * TICK_MS;
-  } catch {
-    return 0;
-  }
-}
 
 /** CPU milliseconds of every postgres process (the server and its backends, gone ones excluded). */
 function postgresCpu(): number {
@@ -55,25 +37,9 @@ function postgresCpu(): number {
   return sum;
 }
 
-async function start(args: string[], env: Record<string, string>) {
-  const port = await freePort();
-  const child = spawn(process.execPath, args, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: '/tmp', PORT: String(port), ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try {
-      const r = await fetch(`${base}${args.includes('dist/main.js') ? '/readyz' : '/select/x'}`);
-      if (r.status < 500) break;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { base, child };
-}
+/** Starts `node <args>` (the service, or the bare baseline) and waits until it answers. */
+const start = (args: string[], env: Record<string, string>) =>
+  startServer(ROOT, args, env, args.includes('dist/main.js') ? '/readyz' : '/select/x');
 
 const dbName = `bench_split_${Date.now()}`;
 const admin = new pg.Client({ connectionString: BASE_URL });
@@ -108,20 +74,10 @@ const worker = spawn(process.execPath, ['--max-old-space-size=160', 'dist/worker
   },
   stdio: ['ignore', 'ignore', 'inherit'],
 });
-const res = await fetch(`${svc.base}/admin/merchants`, {
-  method: 'POST',
-  headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-  body: JSON.stringify({ merchant_id: `split_${randomUUID().slice(0, 8)}` }),
-});
-const m = ((await res.json()) as { data: { merchant_id: string; api_key: string } }).data;
-const merchant = { id: m.merchant_id, key: m.api_key };
+const merchant = await benchMerchant(svc.base, ADMIN_TOKEN, 'split');
 const db = new pg.Client({ connectionString: url.toString() });
 await db.connect();
-await db.query(
-  `INSERT INTO requisites (kind, bank, address, holder_name, currency)
-   SELECT 'phone', 'Sberbank', '7' || (9100000000 + g)::text, 'Bench', 'RUB' FROM generate_series(0, $1::int - 1) AS g`,
-  [POOL],
-);
+await addPhonePool(db, POOL);
 // One order so that the baseline can copy a row.
 await fetch(`${svc.base}/merchant/createOrder`, {
   method: 'POST',

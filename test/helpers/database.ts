@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
-import { type Database, openDatabase } from '../../src/db/database.js';
+import { type Database, type Db, openDatabase } from '../../src/db/database.js';
 
 let shared: Promise<Database> | undefined;
 
@@ -92,4 +93,35 @@ export async function isolateDatabase(tag: string): Promise<() => Promise<void>>
   const { url, drop } = await createPrivateDatabase(tag);
   process.env.TEST_DATABASE_URL = url;
   return drop;
+}
+
+/**
+ * Takes `LOCK TABLE orders IN <mode> MODE` in a transaction of its own on `db` and holds it: resolves
+ * once the lock is held, with `release`, which ends that transaction and resolves when it has.
+ * For tests of what waits behind a statement that cannot proceed.
+ */
+export async function holdOrdersLock(
+  db: Db,
+  mode: 'EXCLUSIVE' | 'ACCESS EXCLUSIVE',
+): Promise<{ release: () => Promise<void> }> {
+  let end = () => {};
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  let locked = () => {};
+  const isLocked = new Promise<void>((resolve) => {
+    locked = resolve;
+  });
+  const holder = db.transaction(async (tx) => {
+    await tx.execute(sql.raw(`LOCK TABLE orders IN ${mode} MODE`));
+    locked();
+    await ended;
+  });
+  await Promise.race([isLocked, holder]);
+  return {
+    release: async () => {
+      end();
+      await holder;
+    },
+  };
 }

@@ -5,7 +5,6 @@
 // and one duplicate order in a batch fails alone.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { buildApp } from '../../src/app.js';
 import { requisites } from '../../src/db/tables/requisites.js';
@@ -23,7 +22,13 @@ import {
   takeRequisite,
 } from '../../src/modules/orders/requisite-take.js';
 import { testConfig } from '../helpers/app.js';
-import { closeTestDatabase, isolateDatabase, onPostgres, testDatabase } from '../helpers/database.js';
+import {
+  closeTestDatabase,
+  holdOrdersLock,
+  isolateDatabase,
+  onPostgres,
+  testDatabase,
+} from '../helpers/database.js';
 import { createMerchant } from '../helpers/merchant-client.js';
 import { fiatPayinDraft } from '../helpers/order-drafts.js';
 
@@ -270,27 +275,13 @@ describe('orders claimed in batches', () => {
     const now = new Date();
     await addPool(currency, 3, '790088800');
     const pick = { need, currency, amount: money(700), now };
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = () => {};
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
     // Another transaction holds the orders table: the running statement waits for it.
-    const holder = db.transaction(async (tx) => {
-      await tx.execute(sql`LOCK TABLE orders IN EXCLUSIVE MODE`);
-      locked();
-      await held;
-    });
-    await isLocked;
+    const lock = await holdOrdersLock(db, 'EXCLUSIVE');
     const running = claim(draftFor(currency, 700, now), pick, { tryLockRub: false });
     await new Promise((resolve) => setImmediate(resolve));
     const waiting = claim(draftFor(currency, 700, now), pick, { tryLockRub: false });
     await assert.rejects(waiting, (err) => err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE');
-    release();
-    await holder;
+    await lock.release();
     assert.ok((await running)?.requisiteId, 'the statement that was running completes once the lock is gone');
   });
 });

@@ -5,7 +5,6 @@
 // alone, and the lookups made together take one statement per 16 of a kind.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'drizzle-orm';
 import fc from 'fast-check';
 import { buildApp } from '../../src/app.js';
 import { type Database, openDatabase } from '../../src/db/database.js';
@@ -17,6 +16,7 @@ import { insertOrder } from '../../src/modules/orders/orders-repository.js';
 import { testConfig } from '../helpers/app.js';
 import {
   closeTestDatabase,
+  holdOrdersLock,
   isolateDatabase,
   onPostgres,
   pgliteSnapshot,
@@ -198,28 +198,14 @@ describe('orders read in batches', () => {
   }, async () => {
     const reads = orderReads(database.db, { connections: 1, maxWaitMs: 300 }).info;
     const shared = (await testDatabase()).db;
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = () => {};
-    const isLocked = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
     // Another transaction holds the orders table against reads: the running statement waits for it.
-    const holder = shared.transaction(async (tx) => {
-      await tx.execute(sql`LOCK TABLE orders IN ACCESS EXCLUSIVE MODE`);
-      locked();
-      await held;
-    });
-    await isLocked;
+    const lock = await holdOrdersLock(shared, 'ACCESS EXCLUSIVE');
     const first = stored[0] as Stored;
     const running = reads.byId(first.id);
     await new Promise((resolve) => setImmediate(resolve));
     const waiting = reads.byId(first.id);
     await assert.rejects(waiting, (err) => err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE');
-    release();
-    await holder;
+    await lock.release();
     assert.equal(
       (await running)?.id,
       first.id,

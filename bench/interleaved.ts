@@ -6,7 +6,7 @@
  * (JSON). Fills the orders table with AB_CREATE_SECONDS (default 5) of createOrder, then runs
  * AB_ROUNDS (default 4) rounds of BENCH_SECONDS (default 5) at 64 connections: A, B, then the bare
  * route, A and B swapping places each round. AB_LOAD=create measures createOrder against the bare
- * INSERT; otherwise GET order against the bare SELECT. Prints each round and the medians: req/s,
+ * INSERT; otherwise GET order against the bare SELECT. BENCH_POOLS sets the pool (default 50). Prints each round and the medians: req/s,
  * p99 and the server process's CPU milliseconds per request. Build a second directory with
  * `npm run build && cp -r dist dist-b` before changing the code.
  */
@@ -59,7 +59,7 @@ const worker = spawn(process.execPath, ['--max-old-space-size=160', 'dist/worker
 const merchant = await benchMerchant(a.base, ADMIN_TOKEN, 'ab');
 const db = new pg.Client({ connectionString: url.toString() });
 await db.connect();
-await addPhonePool(db, 50);
+await addPhonePool(db, Number(process.env.BENCH_POOLS ?? 50));
 await autocannon({
   url: a.base,
   connections: CONNECTIONS,

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { Ajv, Options } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { ErrorDetail } from '../lib/errors.js';
+import { type TextSchema, unstorableTextAt } from '../lib/storable-text.js';
 import { type DeferredSchemas, deferValidators } from './deferred-schemas.js';
 
 /** ajv and its formats are loaded with the first instance, at the first validation, not at start. */
@@ -29,6 +30,46 @@ function lazyAjv(options: Options): () => Ajv {
   };
 }
 
+type Validator = ReturnType<FastifySchemaCompiler<unknown>>;
+/** An ajv validator as Fastify calls it: the data, its context, and ajv's mark `schemaEnv`. */
+type AjvValidate = ((data: unknown, dataCxt?: unknown) => unknown) & {
+  errors?: unknown;
+  schemaEnv?: unknown;
+};
+
+/** The error a validator gives for text no field can store (docs/decisions.md "Text that cannot be stored"). */
+export const UNSTORABLE_TEXT_PROBLEM = 'holds U+0000 or an unpaired surrogate, which cannot be stored';
+
+/**
+ * `validate`, then a refusal of text no field can store (lib/storable-text.ts) in a body or a
+ * query, in the fields `schema` declares (a field the service ignores is never stored): checked by
+ * the schemas' validation step, so after authentication, and answered VALIDATION_ERROR naming the
+ * field. Path parameters are left to their routes: an id that cannot
+ * be stored names nothing, which each lookup answers itself.
+ */
+function refusingUnstorableText(
+  validate: Validator,
+  httpPart: string | undefined,
+  schema: unknown,
+): Validator {
+  if (httpPart !== 'body' && httpPart !== 'querystring') return validate;
+  const ajvValidate = validate as unknown as AjvValidate;
+  // The data context passes through: ajv coerces a query's root only when given its parent.
+  const checked = ((data: unknown, dataCxt?: unknown) => {
+    const ok = ajvValidate(data, dataCxt);
+    if (ok !== true) {
+      checked.errors = ajvValidate.errors;
+      return ok;
+    }
+    const at = unstorableTextAt(data, schema as TextSchema);
+    if (at === undefined) return true;
+    checked.errors = [{ instancePath: at, keyword: 'storableText', message: UNSTORABLE_TEXT_PROBLEM }];
+    return false;
+  }) as AjvValidate;
+  checked.schemaEnv = ajvValidate.schemaEnv;
+  return checked as unknown as Validator;
+}
+
 /**
  * Validators for route schemas: JSON bodies are checked as sent (no type coercion: "100" is not an
  * amount), while path and query parameters, always text, are coerced to the schema's types. Each
@@ -39,7 +80,7 @@ export function createValidatorCompiler(deferred: DeferredSchemas): FastifySchem
   const coercing = lazyAjv({ coerceTypes: 'array' });
   return deferValidators(deferred, ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict() : coercing();
-    return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+    return refusingUnstorableText(ajv.compile(schema as object) as Validator, httpPart, schema);
   });
 }
 
@@ -51,9 +92,8 @@ export function createValidatorCompiler(deferred: DeferredSchemas): FastifySchem
  */
 export function createFormValidatorCompiler(deferred: DeferredSchemas): FastifySchemaCompiler<unknown> {
   const coercing = lazyAjv({ coerceTypes: true });
-  return deferValidators(
-    deferred,
-    ({ schema }) => coercing().compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>,
+  return deferValidators(deferred, ({ schema, httpPart }) =>
+    refusingUnstorableText(coercing().compile(schema as object) as Validator, httpPart, schema),
   );
 }
 

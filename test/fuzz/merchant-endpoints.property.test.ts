@@ -648,38 +648,6 @@ function routable(url: string): boolean {
     });
 }
 
-/** Decodes a percent-encoded text as leniently as a router would; undefined when malformed. */
-function decoded(text: string): string | undefined {
-  try {
-    return decodeURIComponent(text.replaceAll('+', ' '));
-  } catch {
-    return undefined;
-  }
-}
-const hasNul = (v: unknown) => typeof v === 'string' && v.includes('\u0000');
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/**
- * On PGlite only (BUG todo test): a text parameter with a lone surrogate (e.g. 'é\udc00') fails its
- * UTF-8 encoding and answers 500. True when a top-level string of the body, or one of payout_details,
- * holds a lone surrogate and the tests run on PGlite.
- */
-function loneSurrogateOnPglite(body: Json | undefined): boolean {
-  if (onPostgres() || !body) return false;
-  const details = body.payout_details;
-  const values = [
-    ...Object.values(body),
-    ...(details && typeof details === 'object' ? Object.values(details as Json) : []),
-  ];
-  return values.some((v) => typeof v === 'string' && LONE_SURROGATE.test(v));
-}
-
-/** The parsed JSON body (object) as the service sees it, or undefined. */
-function parsedObject(bytes: Buffer | undefined): Json | undefined {
-  if (!bytes || !isJsonObject(bytes)) return undefined;
-  return JSON.parse(bytes.toString('utf8')) as Json;
-}
-
 /**
  * The property of every answer: a documented status; a non-200 body is exactly the envelope with a
  * merchant code whose status is the HTTP status; 503 only for EXCHANGE_RATE_UNAVAILABLE. Returns the
@@ -780,11 +748,6 @@ describe('merchant endpoints: generated requests answer only documented codes', 
     cases: () => Arbitrary<Case>;
     /** Checks of a 200 answer. */
     ok: (body: Json, c: Case) => void;
-    /**
-     * A shape that hits a known bug (a BUG todo test below): left out of the generated cases so that
-     * the property keeps checking everything else.
-     */
-    knownBug?: (c: Case, bytes: Buffer | undefined) => boolean;
   }
 
   /**
@@ -959,7 +922,6 @@ describe('merchant endpoints: generated requests answer only documented codes', 
   /**
    * A multipart upload (signed as an empty body): fields orderId / receipt / others, well-formed or
    * cut short. The file content never starts like a PDF, JPEG or PNG, so it is never attached.
-   * Values are printable (U+0000 in orderId is the BUG todo test).
    */
   const multipartBody = (): Arbitrary<BodySpec> => {
     const value = fc.oneof(
@@ -1156,18 +1118,6 @@ describe('merchant endpoints: generated requests answer only documented codes', 
         assert.equal(body.status, 'pending', j(body));
         assert.match(String(body.id), /^lux[0-9a-f-]{36}$/, j(body));
       },
-      // BUG (todo test): U+0000 in a stored text field reaches PostgreSQL and answers 500.
-      knownBug: (_c, bytes) => {
-        const b = parsedObject(bytes);
-        return (
-          !!b &&
-          (hasNul(b.comment) ||
-            hasNul(b.client_id) ||
-            hasNul(b.success_callback_url) ||
-            // BUG (todo test): a lone surrogate in a text field answers 500 on PGlite.
-            loneSurrogateOnPglite(b))
-        );
-      },
     },
     {
       name: 'GET /merchant/order/{id}',
@@ -1185,11 +1135,6 @@ describe('merchant endpoints: generated requests answer only documented codes', 
         const data = body.data as Json;
         assert.notEqual(data.id, foreign.internal, 'another merchant order was shown');
         assert.match(String(data.id), /^lux[0-9a-f-]{36}$/, j(body));
-      },
-      // BUG (todo test): U+0000 in the path id reaches PostgreSQL and answers 500.
-      knownBug: (c) => {
-        const seg = (c.url.split('?')[0] ?? '').split('/')[3] ?? '';
-        return /%00/i.test(seg) || hasNul(decoded(seg));
       },
     },
     {
@@ -1210,16 +1155,6 @@ describe('merchant endpoints: generated requests answer only documented codes', 
         for (const o of data.orders)
           assert.notEqual(o.id, foreign.internal, 'another merchant order was listed');
       },
-      // BUG (todo test): U+0000 in the `type` filter reaches PostgreSQL and answers 500.
-      // BUG (todo test): end_date on 9999-12-31 makes the range end in year 10000 and answers 500.
-      knownBug: (c) =>
-        (c.url.split('?')[1] ?? '')
-          .split('&')
-          .some(
-            (p) =>
-              (p.startsWith('type=') && (/%00/i.test(p) || hasNul(decoded(p.slice(5))))) ||
-              (p.startsWith('end_date=') && (decoded(p.slice(9)) ?? '').trim().startsWith('9999-12-31')),
-          ),
     },
     {
       name: 'GET /merchant/balance/{merchant_id}',
@@ -1277,12 +1212,6 @@ describe('merchant endpoints: generated requests answer only documented codes', 
         // Every receiptUrl generated is unreachable or forbidden: a 200 would mean it was fetched.
         assert.fail(`receipt accepted from an offline or forbidden URL: ${j(body)}`);
       },
-      // BUG (todo test): U+0000 in orderId reaches PostgreSQL and answers 500.
-      // BUG (todo test): a lone surrogate in orderId answers 500 on PGlite.
-      knownBug: (_c, bytes) => {
-        const b = parsedObject(bytes);
-        return hasNul(b?.orderId) || loneSurrogateOnPglite(b);
-      },
     },
   ];
 
@@ -1307,52 +1236,49 @@ describe('merchant endpoints: generated requests answer only documented codes', 
       const seen = new Map<string, number>();
       try {
         await fc.assert(
-          fc.asyncProperty(
-            ep.cases().filter((c) => !ep.knownBug?.(c, bytesOf(c.body, m.id))),
-            async (c) => {
-              const { res, bytes } = await send(c);
-              const body = checkEnvelope(res);
-              const label = res.statusCode === 200 ? '200' : String(body.message);
-              seen.set(label, (seen.get(label) ?? 0) + 1);
-              const where = `${res.statusCode} ${res.body.slice(0, 300)}`;
-              const routed = c.method === ep.method;
-              const small = (bytes?.length ?? 0) <= BODY_LIMIT;
-              const encoding = c.headers['content-encoding'];
-              const plain = encoding === undefined || encoding === 'identity';
-              const jsonTyped =
-                plain && (c.method === 'GET' ? bytes === undefined : EXACT_JSON.has(c.contentType ?? ''));
-              if (!routed) {
-                // No route for the method: 404, unless the body is refused first (413, 415: Fastify parses
-                // the body of the not-found route too).
-                if (bytes === undefined || (small && EXACT_JSON.has(c.contentType ?? ''))) {
-                  assert.equal(res.statusCode, 404, where);
-                  assert.equal(body.message, 'NOT_FOUND', where);
-                }
-                return;
+          fc.asyncProperty(ep.cases(), async (c) => {
+            const { res, bytes } = await send(c);
+            const body = checkEnvelope(res);
+            const label = res.statusCode === 200 ? '200' : String(body.message);
+            seen.set(label, (seen.get(label) ?? 0) + 1);
+            const where = `${res.statusCode} ${res.body.slice(0, 300)}`;
+            const routed = c.method === ep.method;
+            const small = (bytes?.length ?? 0) <= BODY_LIMIT;
+            const encoding = c.headers['content-encoding'];
+            const plain = encoding === undefined || encoding === 'identity';
+            const jsonTyped =
+              plain && (c.method === 'GET' ? bytes === undefined : EXACT_JSON.has(c.contentType ?? ''));
+            if (!routed) {
+              // No route for the method: 404, unless the body is refused first (413, 415: Fastify parses
+              // the body of the not-found route too).
+              if (bytes === undefined || (small && EXACT_JSON.has(c.contentType ?? ''))) {
+                assert.equal(res.statusCode, 404, where);
+                assert.equal(body.message, 'NOT_FOUND', where);
               }
-              if (isBroken(c.auth) && small && jsonTyped && routable(c.url)) {
-                // Authentication comes first: a broken header is 401 whatever the body, query or path.
-                assert.equal(res.statusCode, 401, where);
-                assert.equal(body.message, 'INVALID_API_KEY', where);
-                return;
-              }
-              if (
-                !isBroken(c.auth) &&
-                small &&
-                jsonTyped &&
-                c.method === 'POST' &&
-                bytes &&
-                !isJsonObject(bytes)
-              ) {
-                assert.equal(res.statusCode, 400, where);
-                assert.equal(body.message, 'INVALID_JSON', where);
-              }
-              if (res.statusCode === 200) {
-                assert.ok(!isBroken(c.auth), `accepted with broken headers (${c.auth}): ${where}`);
-                ep.ok(body, c);
-              }
-            },
-          ),
+              return;
+            }
+            if (isBroken(c.auth) && small && jsonTyped && routable(c.url)) {
+              // Authentication comes first: a broken header is 401 whatever the body, query or path.
+              assert.equal(res.statusCode, 401, where);
+              assert.equal(body.message, 'INVALID_API_KEY', where);
+              return;
+            }
+            if (
+              !isBroken(c.auth) &&
+              small &&
+              jsonTyped &&
+              c.method === 'POST' &&
+              bytes &&
+              !isJsonObject(bytes)
+            ) {
+              assert.equal(res.statusCode, 400, where);
+              assert.equal(body.message, 'INVALID_JSON', where);
+            }
+            if (res.statusCode === 200) {
+              assert.ok(!isBroken(c.auth), `accepted with broken headers (${c.auth}): ${where}`);
+              ep.ok(body, c);
+            }
+          }),
           { numRuns: ep.runs, seed: SEED },
         );
       } catch (err) {
@@ -1371,9 +1297,9 @@ describe('merchant endpoints: generated requests answer only documented codes', 
     });
   }
 
-  describe('known bugs found by the fuzz (deterministic counterexamples)', () => {
+  describe('counterexamples the fuzz once found, kept as fixed cases', () => {
     const NUL = 'a\u0000b';
-    it('createOrder: U+0000 in comment, client_id or success_callback_url answers 400 or 200, not 500', async () => {
+    it('createOrder: U+0000 in comment, client_id or success_callback_url answers 400, not 500', async () => {
       const statuses: Record<string, number> = {};
       for (const f of ['comment', 'client_id', 'success_callback_url']) {
         const value = f === 'success_callback_url' ? `https://shop.example/${NUL}` : NUL;
@@ -1381,7 +1307,7 @@ describe('merchant endpoints: generated requests answer only documented codes', 
         statuses[f] = res.statusCode;
       }
       for (const [f, status] of Object.entries(statuses)) {
-        assert.ok(status === 200 || status === 400, `${f}: ${status}`);
+        assert.equal(status, 400, `${f}: ${status}`);
       }
     });
     it('GET /merchant/order/{id}: U+0000 in the id answers 404 ORDER_NOT_FOUND, not 500', async () => {
@@ -1389,16 +1315,17 @@ describe('merchant endpoints: generated requests answer only documented codes', 
       assert.equal(res.statusCode, 404, res.body);
       assert.equal(res.json().message, 'ORDER_NOT_FOUND', res.body);
     });
-    it('GET /merchant/orders: U+0000 in the type filter answers 200 (no orders) or 400, not 500', async () => {
+    it('GET /merchant/orders: U+0000 in the type filter answers 400 VALIDATION_ERROR, not 500', async () => {
       const res = await merchantRequest(t.app, m, `/merchant/orders?merchant_id=${m.id}&type=a%00b`);
-      assert.ok(res.statusCode === 200 || res.statusCode === 400, res.body);
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().message, 'VALIDATION_ERROR', res.body);
     });
-    it('POST /merchant/receipt/upload: U+0000 in orderId answers 404 ORDER_NOT_FOUND, not 500', async () => {
+    it('POST /merchant/receipt/upload: U+0000 in a JSON orderId answers 400 VALIDATION_ERROR, not 500', async () => {
       const res = await merchantRequest(t.app, m, '/merchant/receipt/upload', {
         body: { orderId: NUL, receiptUrl: 'http://10.0.0.1/r.pdf' },
       });
-      assert.equal(res.statusCode, 404, res.body);
-      assert.equal(res.json().message, 'ORDER_NOT_FOUND', res.body);
+      assert.equal(res.statusCode, 400, res.body);
+      assert.equal(res.json().details?.[0]?.field, 'orderId', res.body);
     });
     it('GET /merchant/orders: end_date 9999-12-31 answers 200 or 400 VALIDATION_ERROR, not 500', async () => {
       for (const end of ['9999-12-31', '9999-12-31%2023:59:59']) {
@@ -1406,13 +1333,14 @@ describe('merchant endpoints: generated requests answer only documented codes', 
         assert.ok(res.statusCode === 200 || res.statusCode === 400, `${end}: ${res.body}`);
       }
     });
-    it('POST /merchant/receipt/upload: an orderId with a lone surrogate answers 404, not 500', async () => {
+    it('POST /merchant/receipt/upload: a JSON orderId with a lone surrogate answers 400, not 500', async () => {
       for (const raw of [
         '{"orderId":"\\u00e9\\udc00","receiptUrl":"x"}',
         '{"orderId":"\\udc00\\udc00","receiptUrl":"x"}',
       ]) {
         const res = await merchantRequest(t.app, m, '/merchant/receipt/upload', { raw });
-        assert.equal(res.statusCode, 404, `${raw}: ${res.body}`);
+        assert.equal(res.statusCode, 400, `${raw}: ${res.body}`);
+        assert.equal(res.json().details?.[0]?.field, 'orderId', `${raw}: ${res.body}`);
       }
     });
     it('Content-Type "application/json; charset=utf-8" is JSON: createOrder is processed, not 415', async () => {

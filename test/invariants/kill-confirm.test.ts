@@ -40,7 +40,9 @@ interface OrderAudit {
 
 describe('SIGKILL during confirmations and webhook tries, then restart', {
   skip: needsPostgres('the service child and this process share the database'),
-  timeout: 180_000,
+  // Its two tests' own bounds (120 s each) and the setup: a bound below their sum failed the
+  // suite on a slow machine while each test was still within its own.
+  timeout: 300_000,
 }, () => {
   const children: ChildProcess[] = [];
   let dropDatabase: () => Promise<void> = async () => undefined;

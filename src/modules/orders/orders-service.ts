@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.js';
 import { AppError, invalidField } from '../../lib/errors.js';
 import { isInternalId } from '../../lib/ids.js';
 import { money } from '../../lib/money.js';
+import { isStorableText } from '../../lib/storable-text.js';
 import { parseUtcDateTime, parseUtcPeriodEnd } from '../../lib/utc-date.js';
 import type { MerchantRow } from '../merchants/index.js';
 import type { RatesService } from '../rates/index.js';
@@ -69,8 +70,6 @@ export interface MerchantOrdersQuery {
   end_date?: string;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /** What every part of the orders service works with. */
 interface OrdersContext {
   db: Database['db'];
@@ -94,7 +93,7 @@ async function findOwn<T extends { merchantId: string; test: boolean }>(
   id: string,
 ): Promise<T> {
   // No stored id holds a NUL or a lone surrogate (PostgreSQL text cannot): such an id names no order.
-  if (id.includes('\u0000') || LONE_SURROGATE.test(id)) throw new AppError('ORDER_NOT_FOUND');
+  if (!isStorableText(id)) throw new AppError('ORDER_NOT_FOUND');
   const test = merchant.test === true;
   const byInternal = isInternalId(id) ? await lookup.byId(id) : undefined;
   // A test key sees only test orders and a live key only live ones (docs/decisions.md section 29).

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc, { type Arbitrary } from 'fast-check';
 import type { LightMyRequestResponse } from 'fastify';
+import { UNSTORABLE_TEXT_PROBLEM } from '../../src/http/validation.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createMerchant, sign, type TestMerchant } from '../helpers/merchant-client.js';
 
@@ -55,7 +56,7 @@ const text = (max: number) => fc.string({ unit, maxLength: max });
 
 /**
  * The stored order id: never an existing order, so accepted requests answer 404. Well-formed and
- * without U+0000 (both reach the database; see the BUG todo tests of merchant-endpoints.property).
+ * without U+0000, so that the 404 is what an accepted request gets.
  */
 const orderIdArb = fc
   .string({
@@ -148,7 +149,13 @@ function escapeHexLetters(bytes: Buffer): number[] {
 }
 
 function expectAccepted(res: LightMyRequestResponse, what: string) {
-  // Accepted = authenticated; for this unknown order the answer is exactly 404 ORDER_NOT_FOUND.
+  // Accepted = authenticated; for this unknown order the answer is exactly 404 ORDER_NOT_FOUND, or,
+  // when the generated receiptUrl holds text no field can store (docs/decisions.md section 57),
+  // 400 saying so: both come only after the signature was checked.
+  if (res.statusCode === 400) {
+    assert.equal(res.json().details?.[0]?.problem, UNSTORABLE_TEXT_PROBLEM, `${what}: ${res.body}`);
+    return;
+  }
   assert.equal(res.statusCode, 404, `${what}: ${res.body}`);
   assert.equal(res.json().message, 'ORDER_NOT_FOUND', `${what}: ${res.body}`);
 }

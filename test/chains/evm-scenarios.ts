@@ -24,9 +24,13 @@ import {
 } from '../helpers/merchant-client.js';
 
 const ABANDON = `${'abandon '.repeat(11)}about`;
-const EVM_XPUB = HDKey.fromMasterSeed(mnemonicToSeedSync(ABANDON)).derive("m/44'/60'/0'").publicExtendedKey;
-const USDT = 1_000_000n;
-const ETH = 1_000_000_000_000_000_000n;
+/** The EVM account key of the test mnemonic ("abandon ... about"), m/44'/60'/0'. */
+export const EVM_XPUB = HDKey.fromMasterSeed(mnemonicToSeedSync(ABANDON)).derive(
+  "m/44'/60'/0'",
+).publicExtendedKey;
+/** One USDT and one ETH in their smallest units. */
+export const USDT = 1_000_000n;
+export const ETH = 1_000_000_000_000_000_000n;
 
 export interface ChainView {
   chain: string;

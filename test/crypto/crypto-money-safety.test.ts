@@ -234,6 +234,45 @@ describe('crypto money safety (docs/decisions.md sections 13, 14 and 6)', () => 
       assert.equal((await credits(order.id)).length, 1);
     });
 
+    it('a transaction the watcher counted, confirmed by an operator under another position: only with a reason', async () => {
+      const order = await btcOrder();
+      const hex = txHash();
+      const address = order.payment_details.address;
+      same((await notify({ address, tx_hash: hex, amount: '0.004' })).json().data.outcome, 'partial');
+      const refused = await confirmAs('support', order.id, {
+        tx_hash: hex,
+        position: 1,
+        received_amount: '0.004',
+      });
+      same([refused.statusCode, refused.json().message], [400, 'VALIDATION_ERROR'], refused.body);
+      same(refused.json().details[0].field, 'reason');
+      assert.match(
+        refused.json().details[0].problem,
+        /already counted 0\.004 toward this order at position 0/,
+      );
+      same(
+        String(
+          (await admin<{ received_amount?: string }>(t.app, 'GET', `/admin/orders/${order.id}`))
+            .received_amount,
+        ),
+        '0.004',
+      );
+      const given = await confirmAs('support', order.id, {
+        tx_hash: hex,
+        position: 1,
+        received_amount: '0.004',
+        reason: 'the payer sent two outputs to the address in one transaction (explorer checked)',
+      });
+      same(given.json().data?.confirmation?.outcome, 'partial', given.body);
+      same(
+        String(
+          (await admin<{ received_amount?: string }>(t.app, 'GET', `/admin/orders/${order.id}`))
+            .received_amount,
+        ),
+        '0.008',
+      );
+    });
+
     it('anything but a 64-hex hash (or TON base64) is 400 naming tx_hash, nothing recorded', async () => {
       const order = await btcOrder();
       const address = order.payment_details.address;

@@ -47,10 +47,10 @@ const ConfirmBody = Type.Optional(
     ),
     position: Type.Optional(
       Type.Integer({
-        minimum: 0,
+        minimum: -1,
         maximum: 2_147_483_647,
         description:
-          "Crypto: the transfer's index inside its transaction (log position or output index); default 0",
+          "Crypto: the transfer's index inside its transaction (log position or output index); -1 is an EVM transaction's own value (ETH, BNB). Default: -1 on ETH and BNB orders, else 0",
       }),
     ),
     received_amount: Type.Optional(

@@ -44,7 +44,8 @@ export interface ModeHandlers {
 /** What an operator gives to confirm a crypto order. */
 export interface CryptoConfirmInput {
   txHash: string;
-  position: number;
+  /** Undefined when not given: the crypto module knows its default (docs/decisions.md section 34). */
+  position: number | undefined;
   receivedAmount: string;
   reason: string | undefined;
 }
@@ -53,7 +54,7 @@ export interface CryptoConfirmInput {
 export interface ConfirmInput {
   reason?: string | undefined;
   tx_hash?: string | undefined;
-  /** The transfer's index inside its transaction (log position or output index); default 0. */
+  /** The transfer's index inside its transaction (log position or output index; -1: an EVM transaction's own value). */
   position?: string | number | undefined;
   received_amount?: string | number | undefined;
 }
@@ -230,9 +231,9 @@ async function confirmCrypto(ctx: OrdersContext, current: OrderRow, input: Confi
   if (current.status === 'error' && !input.reason)
     throw invalidField('reason', 'is required to confirm a failed order');
   if (!ctx.modes?.crypto) throw new AppError('UNSUPPORTED_PAYMENT_TYPE');
-  const position = input.position === undefined || input.position === '' ? 0 : Number(input.position);
-  if (!Number.isInteger(position) || position < 0 || position > 2_147_483_647) {
-    throw invalidField('position', 'must be a whole number from 0 (the transfer inside its transaction)');
+  const position = input.position === undefined || input.position === '' ? undefined : Number(input.position);
+  if (position !== undefined && (!Number.isInteger(position) || position < -1 || position > 2_147_483_647)) {
+    throw invalidField('position', 'must be a whole number from -1 (the transfer inside its transaction)');
   }
   const outcome = await ctx.modes.crypto.confirm(
     current,

@@ -90,7 +90,7 @@ export interface ChainSource {
    * Re-checks a transfer before it is credited: the block that holds it now on the best chain,
    * `'unconfirmed'` while it waits in the mempool, or null when the provider does not know it. A
    * transfer the provider holds but that no longer pays what was seen (another contract, address or
-   * amount at its position) is a ChainSourceError: a node that lies is never believed.
+   * amount at its position) is a TransferMismatchError: a node that lies is never believed.
    */
   locate(transfer: SeenTransfer): Promise<Location>;
   /**
@@ -114,6 +114,16 @@ export class ChainSourceError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The provider holds a recorded transfer but no longer pays what was seen at its position (another
+ * contract, address or amount there: a re-executed transaction after a reorg, a token setting
+ * changed, a node that lies). Only that transfer is in doubt: the watcher holds it for review and
+ * goes on with the others (docs/decisions.md section 34).
+ */
+export class TransferMismatchError extends ChainSourceError {
+  override name = 'TransferMismatchError';
 }
 
 /**

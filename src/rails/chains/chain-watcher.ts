@@ -6,7 +6,14 @@ import type { Clock } from '../../lib/clock.js';
 import type { AwaitingTransfer, ObservedTransfer } from '../crypto/index.js';
 import type { ChainName } from './chain-catalog.js';
 import type { EffectiveChainSettings } from './chain-settings.js';
-import type { BlockRef, ChainSource, Location, SeenTransfer } from './chain-source.js';
+import {
+  type BlockRef,
+  type ChainSource,
+  ChainSourceError,
+  type Location,
+  type SeenTransfer,
+  TransferMismatchError,
+} from './chain-source.js';
 import {
   chainRow,
   ensureChainRow,
@@ -26,6 +33,8 @@ export interface WatcherLedger {
   /** The provider no longer knows it: vanished since `since` (kept if set), not asked before `next`. */
   vanish(id: number, since: Date, next: Date): Promise<void>;
   drop(id: number): Promise<void>;
+  /** Held for an operator (`review`) with a reason they can read; false when no longer awaiting. */
+  hold(id: number, reason: string): Promise<boolean>;
   settle(id: number, confirmations: number): Promise<{ outcome: string; order_id: string | null } | null>;
   creditedAbove(network: string, height: number): Promise<AwaitingTransfer[]>;
   flagReorgedAfterCredit(id: number): Promise<string | null>;
@@ -131,7 +140,7 @@ async function scanNew(
     watch.coin.length + watch.token.length > 0 ? await source.scan(from, Math.max(to, from - 1), watch) : [];
   const observed = found.filter((t) => t.amount > 0n).map((t) => toObserved(settings, t));
   const cursor =
-    from > to ? null : to === head.height ? head : { height: to, hash: (await source.blockHash(to)) ?? '' };
+    from > to ? null : to === head.height ? head : { height: to, hash: await hashOf(source, to) };
   const recent = observed.length > 0 ? mergeRecent(recentBefore, observed, clock.now()) : undefined;
   let seen = 0;
   await database.db.transaction(async (tx) => {
@@ -141,9 +150,20 @@ async function scanNew(
   return { scanned: from <= to ? { from, to } : null, seen, to };
 }
 
+/**
+ * The hash of block `height` for the cursor. A cursor without one would skip the next loop's reorg
+ * check, so a source that has no block there fails the loop (ChainSourceError) and the cursor stays.
+ */
+async function hashOf(source: ChainSource, height: number): Promise<string> {
+  const hash = await source.blockHash(height);
+  if (!hash)
+    throw new ChainSourceError(`the provider has no block ${height}, below its head: retried next loop`);
+  return hash;
+}
+
 /** Counts, re-checks and credits the awaiting transfers of the chain (see runWatcherLoop). */
 async function settleAwaiting(deps: WatcherDeps, head: BlockRef, reorgedAbove: number | null) {
-  const { clock, settings, source, ledger } = deps;
+  const { clock, settings, ledger } = deps;
   const chain = settings.info.chain;
   let settled = 0;
   let dropped = 0;
@@ -164,7 +184,11 @@ async function settleAwaiting(deps: WatcherDeps, head: BlockRef, reorgedAbove: n
       continue;
     }
     // Located again: a mempool transfer may be mined by now; one due for its credit may be gone.
-    const where: Location = await source.locate(transferOf(settings, t));
+    const where = await locateOrHold(deps, t);
+    if (where === 'held') {
+      deps.events?.onTransfer?.(chain, 'review');
+      continue;
+    }
     if (where === null) {
       await vanished(t);
       continue;
@@ -194,6 +218,21 @@ async function settleAwaiting(deps: WatcherDeps, head: BlockRef, reorgedAbove: n
 }
 
 /**
+ * Where an awaiting transfer is now. One the provider holds but that no longer pays what was seen
+ * (TransferMismatchError) is held for review with the provider's words, so one doubtful transfer
+ * neither gets credited nor stops the others' credits: `'held'`. Other provider errors fail the loop.
+ */
+async function locateOrHold(deps: WatcherDeps, t: AwaitingTransfer): Promise<Location | 'held'> {
+  try {
+    return await deps.source.locate(transferOf(deps.settings, t));
+  } catch (err) {
+    if (!(err instanceof TransferMismatchError)) throw err;
+    await deps.ledger.hold(t.id, `the provider no longer shows this payment as seen: ${err.message}`);
+    return 'held';
+  }
+}
+
+/**
  * A transfer the provider no longer knows: re-checked after a pause as long as it has been gone
  * (at least one poll, at most 10 minutes), dropped once gone for `dropAfterMs`. True when dropped.
  */
@@ -212,7 +251,15 @@ async function vanish(deps: WatcherDeps, t: AwaitingTransfer): Promise<boolean> 
 async function checkCreditedAbove(deps: WatcherDeps, height: number): Promise<void> {
   const { ledger, source, settings } = deps;
   for (const t of await ledger.creditedAbove(settings.info.network, height)) {
-    const where = await source.locate(transferOf(settings, t));
+    let where: Location;
+    try {
+      where = await source.locate(transferOf(settings, t));
+    } catch (err) {
+      // After a reorg, a credited transfer that no longer pays what was seen is as gone as one the
+      // provider no longer knows: the same alert, never a reversal.
+      if (!(err instanceof TransferMismatchError)) throw err;
+      where = null;
+    }
     if (where !== null && where !== 'unconfirmed') continue;
     const orderId = await ledger.flagReorgedAfterCredit(t.id);
     deps.events?.onAlert?.(settings.info.chain, 'reorged_after_credit', {

@@ -7,6 +7,7 @@ import {
   type Location,
   type SeenTransfer,
   type SourceSettings,
+  TransferMismatchError,
   type WatchList,
 } from './chain-source.js';
 import { createRestClient, inPool, type RestClient } from './rest-client.js';
@@ -229,7 +230,7 @@ async function locate(rc: RestClient, t: SeenTransfer): Promise<Location> {
     out?.scriptpubkey_address !== t.address ||
     (t.amount > 0n && BigInt(out.value) !== t.amount)
   )
-    throw new ChainSourceError(
+    throw new TransferMismatchError(
       `${t.txHash}:${t.position} no longer pays ${t.address} what was seen (the provider answers another output there): not credited`,
     );
   return blockOf(path, tx.status, rc.malformed) ?? 'unconfirmed';

@@ -8,6 +8,7 @@ import {
   type NetworkFacts,
   type SeenTransfer,
   type SourceSettings,
+  TransferMismatchError,
   type WatchList,
 } from './chain-source.js';
 import {
@@ -225,13 +226,20 @@ async function coinTransfers(
   const byHex = new Map(watched.map((a) => [ctx.hexOf(a), a]));
   const out: SeenTransfer[] = [];
   for (let h = from; h <= to; h++) {
+    // A block or receipt missing below the head the node gave (a load-balanced provider whose
+    // backends disagree, a reorg mid-scan) fails the scan, as on the token path: skipping it would
+    // move the cursor past payments never seen.
     const b = await block(ctx, h, true);
-    if (!b) break;
+    if (!b) throw new ChainSourceError(`the node has no block ${h}, below its head ${to}: retried next loop`);
     for (const tx of b.transactions) {
       const address = tx.to ? byHex.get(tx.to) : undefined;
       if (!address || tx.value === 0n) continue;
       const r = await receipt(ctx, tx.hash);
-      if (!r?.succeeded || r.blockHash !== b.hash) continue;
+      if (!r || r.blockHash !== b.hash)
+        throw new ChainSourceError(
+          `the node has ${tx.hash} in block ${h} but not its receipt there (a reorg between the two?): retried next loop`,
+        );
+      if (!r.succeeded) continue;
       out.push({
         asset: 'coin',
         address,
@@ -271,7 +279,7 @@ async function checkStillPays(ctx: EvmContext, t: SeenTransfer, r: EvmReceipt): 
     pays = transfer !== null && transfer.to === ours && (t.amount === 0n || transfer.value === t.amount);
   }
   if (!pays)
-    throw new ChainSourceError(
+    throw new TransferMismatchError(
       `${toHash(t.txHash)} at position ${t.position} no longer pays ${t.address} what was seen (the node answers another transfer there): not credited`,
     );
 }

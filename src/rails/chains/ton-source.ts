@@ -9,6 +9,7 @@ import {
   type NetworkFacts,
   type SeenTransfer,
   type SourceSettings,
+  TransferMismatchError,
   type WatchList,
 } from './chain-source.js';
 import { createRestClient, type RestClient } from './rest-client.js';
@@ -172,7 +173,7 @@ async function locate(ctx: TonContext, t: SeenTransfer): Promise<Location> {
     const ours = parseTon(t.address);
     const paid = ours ? incomingCoin(tx, ours) : 0n;
     if (paid === 0n || (t.amount > 0n && paid !== t.amount))
-      throw new ChainSourceError(
+      throw new TransferMismatchError(
         `${t.txHash} no longer pays ${t.address} what was seen (the indexer answers another transfer): not credited`,
       );
   }

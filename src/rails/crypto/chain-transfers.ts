@@ -219,6 +219,21 @@ export function createChainTransfers(deps: { database: Database; clock: Clock })
         .where(and(eq(cryptoTransactions.id, id), eq(cryptoTransactions.outcome, 'awaiting')));
     },
 
+    /**
+     * An awaiting transfer the provider no longer pays as seen: held for an operator as `review`
+     * with `reason` (their words, shown in the console), never credited by the watcher; an operator
+     * may still confirm it with its order (docs/decisions.md section 34). False when it was no
+     * longer awaiting.
+     */
+    async hold(id: number, reason: string): Promise<boolean> {
+      const held = await db
+        .update(cryptoTransactions)
+        .set({ outcome: 'review', reviewReason: reason.slice(0, 500) })
+        .where(and(eq(cryptoTransactions.id, id), eq(cryptoTransactions.outcome, 'awaiting')))
+        .returning({ id: cryptoTransactions.id });
+      return held.length > 0;
+    },
+
     /** Credited transfers of `network` in blocks above `height` (checked again after a reorg). */
     async creditedAbove(network: string, height: number): Promise<AwaitingTransfer[]> {
       return db

@@ -5,11 +5,11 @@
  * confirmations and sandbox payments (crypto-payments.ts).
  */
 import type { Decimal } from 'decimal.js';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../db/database.js';
 import { cryptoTransactions } from '../../db/tables/crypto.js';
 import type { Clock } from '../../lib/clock.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, invalidField } from '../../lib/errors.js';
 import { money, toDbAmount } from '../../lib/money.js';
 import { type CryptoMethod, cryptoMethod } from '../../modules/catalog/index.js';
 import { findMerchant } from '../../modules/merchants/index.js';
@@ -63,6 +63,8 @@ export type Audit = <T extends { outcome: string }>(result: T, extra?: Record<st
 export interface TransferInput {
   /** The recorded transfer; undefined for a sandbox payment, which records none. */
   txRowId: number | undefined;
+  /** The transfer's network (CryptoMethod.network); with txHash, how its transaction is known. */
+  network: string;
   txHash: string;
   amount: Decimal;
   actor: string;
@@ -132,6 +134,63 @@ async function heldForReview(
   return true;
 }
 
+/** Who numbered a recorded transfer: the built-in watcher (which records the asset), else its reporter. */
+const sourceOf = (r: { asset: string | null; reportedBy: string }) =>
+  r.asset !== null ? 'the built-in watcher' : r.reportedBy;
+
+/**
+ * A transaction counts toward an order once per source (docs/decisions.md section 34). Two sources
+ * may number one transfer differently (the built-in watcher keys an ETH payment's own value -1, an
+ * operator or another watcher may give 0, or a block-wide log index), so a transfer of a
+ * transaction already counted for `order` by another source, under another position, is held as
+ * `review` with a reason; an operator crediting it by hand needs a reason of their own (else
+ * VALIDATION_ERROR naming `reason`). Transfers one source numbers itself (two outputs of one
+ * transaction) each count. The caller holds the order's lock, so two transfers of one transaction
+ * are decided one after the other. Answers whether it was held.
+ */
+async function heldAsSecondOfTransaction(
+  tx: Executor,
+  order: OrderRow,
+  input: TransferInput,
+): Promise<boolean> {
+  if (input.txRowId === undefined) return false;
+  const rows = await tx
+    .select({
+      id: cryptoTransactions.id,
+      position: cryptoTransactions.position,
+      amount: cryptoTransactions.amount,
+      outcome: cryptoTransactions.outcome,
+      asset: cryptoTransactions.asset,
+      reportedBy: cryptoTransactions.reportedBy,
+    })
+    .from(cryptoTransactions)
+    .where(
+      and(
+        eq(cryptoTransactions.network, input.network),
+        eq(cryptoTransactions.txHash, input.txHash),
+        eq(cryptoTransactions.orderId, order.id),
+      ),
+    );
+  const own = rows.find((r) => r.id === input.txRowId);
+  const first = rows.find(
+    (r) =>
+      r.id !== input.txRowId &&
+      (r.outcome === 'partial' || r.outcome === 'credited') &&
+      (own === undefined || sourceOf(r) !== sourceOf(own)),
+  );
+  if (!first) return false;
+  const reason = `transaction ${input.txHash} already counted ${first.amount} toward this order at position ${first.position} (${sourceOf(first)}); reported again at position ${own?.position ?? '?'} by ${own ? sourceOf(own) : 'another source'}, which may number the same transfer differently, it counts only when an operator says so`;
+  if (input.manual) {
+    if (!input.manual.reason) throw invalidField('reason', `is required: ${reason}`);
+    return false;
+  }
+  await tx
+    .update(cryptoTransactions)
+    .set({ outcome: 'review', reviewReason: reason, orderId: order.id })
+    .where(eq(cryptoTransactions.id, input.txRowId));
+  return true;
+}
+
 /**
  * The credit of a recorded transfer row `txRowId` of `amount` coins: adds it to the pending order's
  * received amount and completes the order through the lifecycle once `cryptoAmount` is reached;
@@ -147,6 +206,8 @@ export async function applyTransfer(ctx: CreditContext, tx: Executor, input: Tra
     });
   const order = await orderQueries.lockOrder(tx, pending.id);
   if (!order) throw new AppError('ORDER_NOT_FOUND');
+  if (await heldAsSecondOfTransaction(tx, order, input))
+    return audit({ outcome: 'review' as const, order_id: order.id, status: order.status });
   const received = money(order.receivedAmount ?? 0).plus(input.amount);
   if (
     order.cryptoAmount === null ||

@@ -137,6 +137,7 @@ async function recordPayment(
     if (!txRow) return audit({ outcome: 'duplicate' as const, order_id: null, status: null });
     return applyTransfer(ctx, tx, {
       txRowId: txRow.id,
+      network: payment.network,
       txHash,
       amount,
       actor,
@@ -182,6 +183,7 @@ async function settleAwaiting(ctx: PaymentsContext, rowId: number, confirmations
       .where(eq(cryptoTransactions.id, row.id));
     return applyTransfer(ctx, tx, {
       txRowId: row.id,
+      network: row.network,
       txHash: row.txHash,
       amount: money(row.amount),
       actor: 'chain-watcher',
@@ -191,6 +193,21 @@ async function settleAwaiting(ctx: PaymentsContext, rowId: number, confirmations
       audit: async (result) => result,
     });
   });
+}
+
+/**
+ * The position an operator's confirmation records its transfer at, keyed as the built-in watcher
+ * keys it (docs/decisions.md section 34): an ETH or BNB payment is its transaction's own value,
+ * position -1, so that is the default there; elsewhere 0, the first log or output. -1 names nothing
+ * on other orders (VALIDATION_ERROR naming `position`).
+ */
+function confirmedPosition(order: OrderRow, given: number | undefined): number {
+  const method = methodOf(order);
+  const ownValue = method.keyNetwork === 'evm' && method.coin !== 'USDT';
+  if (given === undefined) return ownValue ? -1 : 0;
+  if (given === -1 && !ownValue)
+    throw invalidField('position', "is -1 only on ETH and BNB orders (the transaction's own value)");
+  return given;
 }
 
 /**
@@ -244,7 +261,7 @@ export function createCryptoPayments(deps: {
           network: methodOf(order).network,
           address: order.pdAddress,
           txHash: input.txHash,
-          position: input.position,
+          position: confirmedPosition(order, input.position),
           amount: input.receivedAmount,
         },
         eventActor(actor),
@@ -263,6 +280,7 @@ export function createCryptoPayments(deps: {
           throw new AppError('ORDER_STATE_CONFLICT');
         return applyTransfer(ctx, tx, {
           txRowId: undefined,
+          network: methodOf(order).network,
           txHash: 'sandbox',
           amount,
           actor: 'sandbox',

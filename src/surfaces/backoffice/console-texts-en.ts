@@ -198,7 +198,7 @@ export const CONSOLE_EN = {
   callback: 'Callback',
   createdExpiresFinished: 'Created / expires / finished',
   txHash: 'transaction hash',
-  txPosition: 'position in the transaction (0)',
+  txPosition: 'position in the transaction (optional)',
   receivedAmount: 'received amount',
   lateReason: 'reason (required for a late payment)',
   noteOptional: 'note (optional)',

@@ -200,7 +200,7 @@ export const CONSOLE_RU = {
   callback: 'Вебхук',
   createdExpiresFinished: 'Создан / истекает / завершён',
   txHash: 'хеш транзакции',
-  txPosition: 'позиция в транзакции (0)',
+  txPosition: 'позиция в транзакции (необязательно)',
   receivedAmount: 'полученная сумма',
   lateReason: 'причина (обязательна для поздней оплаты)',
   noteOptional: 'примечание (необязательно)',

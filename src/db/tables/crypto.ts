@@ -91,6 +91,11 @@ export const cryptoTransactions = pgTable(
     /** The block the watcher saw it in (null: reported from outside, or not in a block yet). */
     blockHeight: bigint('block_height', { mode: 'number' }),
     blockHash: text('block_hash'),
+    /**
+     * The chain's time of the transaction, where the watcher reads it (TON): a transfer made before an
+     * order was created never pays that order (docs/decisions.md section 34). Null: not known.
+     */
+    paidAt: ts('paid_at'),
     /** When a reorg removed a transfer that had already been credited: an alert, never a reversal. */
     reorgedAt: ts('reorged_at'),
     createdAt: createdAt(),

@@ -25,6 +25,11 @@ export interface SeenTransfer {
   amount: bigint;
   /** The block that holds it; null while it is not in a block (mempool). */
   block: BlockRef | null;
+  /**
+   * The chain's time of its transaction, where the source reads it (TON): a transfer made before an
+   * order existed is not that order's payment (docs/decisions.md section 34).
+   */
+  paidAt?: Date | undefined;
 }
 
 /** The addresses to look at: only those of orders pending or ended within the late window. */

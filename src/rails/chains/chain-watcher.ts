@@ -304,6 +304,7 @@ function toObserved(settings: EffectiveChainSettings, t: SeenTransfer): Observed
     position: t.position,
     amount: formatUnits(t.amount, asset.decimals),
     block: t.block,
+    paidAt: t.paidAt,
   };
 }
 

@@ -18,6 +18,8 @@ export interface TonTransaction {
   account: string;
   hash: string;
   mc_block_seqno: number;
+  /** The transaction's time (unix seconds), as toncenter v3 gives it. */
+  now?: number;
   description?: { aborted?: boolean; bounce?: unknown; credit_ph?: { credit?: string } };
   in_msg: TonMessage | null;
 }
@@ -27,6 +29,8 @@ export interface TonJettonTransfer {
   jetton_master: string;
   transaction_hash: string;
   transaction_aborted: boolean;
+  /** The transaction's time (unix seconds), as toncenter v3 gives it. */
+  transaction_now?: number;
 }
 
 /** Opcodes of a plain TON transfer: no body, or a text comment (32 zero bits then the text). */
@@ -62,6 +66,13 @@ export function parseTon(address: string): Address | null {
 export function sameAddress(text: string, address: Address): boolean {
   const other = parseTon(text);
   return other?.equals(address) ?? false;
+}
+
+/** A chain time in unix seconds as a Date, or undefined when the answer gives none that is sane. */
+export function chainTimeOf(seconds: unknown): Date | undefined {
+  return typeof seconds === 'number' && Number.isSafeInteger(seconds) && seconds > 0
+    ? new Date(seconds * 1000)
+    : undefined;
 }
 
 /** A 32-byte hash given as base64 (toncenter) or hex, as the crypto module keys it (lower-case hex). */

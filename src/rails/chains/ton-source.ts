@@ -13,7 +13,15 @@ import {
   type WatchList,
 } from './chain-source.js';
 import { createRestClient, type RestClient } from './rest-client.js';
-import { hexOfHash, incomingCoin, jettonList, parseTon, sameAddress, txList } from './ton-answers.js';
+import {
+  chainTimeOf,
+  hexOfHash,
+  incomingCoin,
+  jettonList,
+  parseTon,
+  sameAddress,
+  txList,
+} from './ton-answers.js';
 
 // toncenter's API v3 as served by toncenter.com/api/v3 and by an operator's own ton-indexer, read in
 // its server: toncenter/ton-index-go (commit 0fa4fff, 2025-03-05), main.go (routes and query
@@ -220,6 +228,7 @@ async function coinTransfers(
             position: 0,
             amount,
             block: await blockOf(ctx, tx.mc_block_seqno),
+            paidAt: chainTimeOf(tx.now),
           });
       }
     }
@@ -255,7 +264,15 @@ async function tokenTransfers(
       const amount = BigInt(j.amount);
       const block = seqno === null ? null : await blockOf(ctx, seqno);
       if (amount > 0n)
-        out.push({ asset: 'token', address: owner[0], txHash: hash, position: 0, amount, block });
+        out.push({
+          asset: 'token',
+          address: owner[0],
+          txHash: hash,
+          position: 0,
+          amount,
+          block,
+          paidAt: chainTimeOf(j.transaction_now),
+        });
     }
     return heights;
   });

@@ -18,6 +18,8 @@ export interface ObservedTransfer {
   /** Decimal text in coin units (units / 10^decimals, exact). */
   amount: string;
   block: { height: number; hash: string } | null;
+  /** The chain's time of its transaction, when the source reads it (TON). */
+  paidAt?: Date | undefined;
 }
 
 /** A transfer waiting for its confirmations (outcome `awaiting`). */
@@ -66,6 +68,7 @@ function observedRow(t: ObservedTransfer, txHash: string) {
     asset: t.asset,
     blockHeight: t.block?.height ?? null,
     blockHash: t.block?.hash ?? null,
+    paidAt: t.paidAt ?? null,
   };
 }
 

@@ -43,7 +43,15 @@ export interface ChainPayment {
   confirmations?: number | null;
   /** The chain's coin or its USDT token; given, a transfer of the other asset matches no order. */
   asset?: 'coin' | 'token' | undefined;
+  /** The chain's time of its transaction, when the watcher read it (TON); see targetsOf. */
+  paidAt?: Date | null | undefined;
 }
+
+/**
+ * How far a chain's clock may run behind ours: a transfer whose chain time is earlier than an
+ * order's creation by more than this was made before the order existed.
+ */
+const CHAIN_CLOCK_SLACK_MS = 10 * 60_000;
 
 /** What crediting works with: the clock, rates, the lifecycle and the two credit limits. */
 export interface CreditContext {
@@ -78,7 +86,13 @@ export interface TransferInput {
 const sameAddress = (a: string, b: string) =>
   a.startsWith('0x') ? a.toLowerCase() === b.toLowerCase() : a === b;
 
-/** The orders a transfer may pay: the pending one at its address, else one ended lately (late). */
+/**
+ * The orders a transfer may pay: the pending one at its address, else one ended lately (late). A
+ * transfer whose chain time is before an order was created (beyond the clocks' slack) is not that
+ * order's: a TON pool address passes to a new order 24 h after its last one ended, and a watcher
+ * that was stopped longer finds the older order's payments after the address changed hands
+ * (docs/decisions.md section 34). Such a transfer pays no order here and is listed as unmatched.
+ */
 export async function targetsOf(
   ctx: CreditContext,
   tx: Executor,
@@ -91,7 +105,14 @@ export async function targetsOf(
     // A token sent to a coin order's address (or a coin to a token order's) is never credited.
     const assetFits =
       payment.asset === undefined || (method?.coin === 'USDT' ? 'token' : 'coin') === payment.asset;
-    return method?.network === payment.network && assetFits && sameAddress(c.address, payment.address);
+    const paidBefore =
+      payment.paidAt != null && payment.paidAt.getTime() < c.createdAt.getTime() - CHAIN_CLOCK_SLACK_MS;
+    return (
+      method?.network === payment.network &&
+      assetFits &&
+      sameAddress(c.address, payment.address) &&
+      !paidBefore
+    );
   });
   const nowMs = ctx.clock.now();
   const pending = matching.find(

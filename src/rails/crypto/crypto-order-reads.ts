@@ -13,6 +13,7 @@ export async function cryptoOrdersAtAddress(ex: Executor, address: string, limit
     .select({
       id: orders.id,
       status: orders.status,
+      createdAt: orders.createdAt,
       finishedAt: orders.finishedAt,
       type: orders.type,
       address: orders.pdAddress,

@@ -171,6 +171,7 @@ async function settleAwaiting(ctx: PaymentsContext, rowId: number, confirmations
       position: row.position,
       amount: row.amount,
       asset: row.asset ?? undefined,
+      paidAt: row.paidAt,
     };
     const { pending, late, nowMs } = await targetsOf(ctx, tx, payment);
     await tx

@@ -62,8 +62,11 @@ export async function startTonFake(
     blocks?: number;
     rps?: { withKey: number; withoutKey: number };
     masters?: Record<string, unknown>;
+    /** The clock block times follow (ms); each block is at least a second after the one before. */
+    now?: () => number;
   } = {},
 ) {
+  const clockNow = opts.now ?? Date.now;
   const blocks: FakeBlock[] = [];
   const masters = new Map<string, Record<string, unknown>>(
     Object.entries(opts.masters ?? {}).map(([a, content]) => [raw(a), content as Record<string, unknown>]),
@@ -81,7 +84,7 @@ export async function startTonFake(
     const block = {
       seqno: blocks.length + 1,
       root_hash: b64(),
-      gen_utime: 1_760_000_000 + blocks.length * 5,
+      gen_utime: Math.max((blocks.at(-1)?.gen_utime ?? 0) + 1, Math.floor(clockNow() / 1000)),
     };
     blocks.push(block);
     return block;

@@ -1,0 +1,1 @@
+ALTER TABLE "crypto_transactions" ADD COLUMN "paid_at" timestamp with time zone;

@@ -19,6 +19,7 @@ import {
   gatewaySms,
   gsonEscape,
   moscowTime,
+  nativePost,
   type PairedDevice,
   pairDevice,
   postSigned,
@@ -162,6 +163,63 @@ describe('phone messages: only evidence of money coming in confirms, once', () =
     });
     assert.equal(second.json().data.status, 'duplicate', second.body);
     assert.equal(second.json().data.event_id, first.json().data.event_id);
+  });
+
+  it('the SMS of a transfer whose push paid an order 150 s before never pays a newer order of that amount', async () => {
+    // docs/bank-messages.md "When a credit read right still confirms nothing by itself": the push paid A;
+    // order B then took the same amount; the SMS of the same transfer comes past the pairing window.
+    await admin(t.app, 'PATCH', '/admin/banks/uralsib', {
+      sms_senders: [SENDER],
+      app_packages: ['ru.uralsib.synthetic'],
+    });
+    const a = await orderOk();
+    const amount = a.payment_details.amount;
+    const pushAt = new Date(Date.now() - 60_000);
+    const push = await nativePost(
+      t.app,
+      device,
+      [
+        {
+          event_id: randomUUID(),
+          kind: 'push',
+          source: 'ru.uralsib.synthetic',
+          text: `Поступление средств ${amount} руб. на счет *5512.`,
+          occurred_at: pushAt.toISOString(),
+        },
+      ],
+      Date.now(),
+    );
+    assert.equal(push.json().data.results[0].status, 'confirmed', push.body);
+    const b = await createOrder(t.app, merchant, {
+      type: 'uralsib',
+      currency: 'RUB',
+      amount: Number(amount),
+    });
+    assert.equal(b.json().payment_details.amount, amount, 'B holds the amount A paid');
+    const late = await sms(credit(`${amount}.00`), new Date(pushAt.getTime() + 150_000));
+    assert.deepEqual(
+      [late.json().data.status, late.json().data.reason],
+      ['review', 'several_orders'],
+      late.body,
+    );
+    assert.equal(await statusOf(b.json().id), 'pending');
+    assert.equal(await statusOf(a.id), 'success');
+  });
+
+  it('an incoming transfer the bank says was cancelled or not credited waits for a person, never credits', async () => {
+    const o = await orderOk();
+    for (const text of [
+      `Поступление средств ${o.payment_details.amount} руб. на счет *5512 отменено.`,
+      `Перевод от Иван И. ${o.payment_details.amount} руб. не зачислен. Счет *5512`,
+    ]) {
+      const res = await sms(text);
+      assert.deepEqual(
+        [res.json().data.status, res.json().data.reason],
+        ['review', 'no_direction'],
+        res.body,
+      );
+    }
+    assert.equal(await statusOf(o.id), 'pending');
   });
 
   it('the same SMS from both apps in parallel over real HTTP: one credit, one duplicate', async () => {

@@ -259,3 +259,67 @@ describe('hostile input', () => {
     }
   });
 });
+
+// docs/bank-messages.md "What the kinds mean": a declined, cancelled or returned operation and a
+// request to confirm a transfer are `other`, never a credit; when they show money coming in and an
+// amount they wait for an operator (doubt `no_movement`), never silently dropped.
+describe('an operation that did not happen, was undone or was only requested is never a credit', () => {
+  const push = (code: string, text: string, title?: string) =>
+    parseBankMessage(bank(code), { channel: 'push', text, ...(title ? { title } : {}) });
+  const doubtOf = (p: ParsedMessage) => (p.status === 'ambiguous' ? p.doubt : `${p.status} ${kindOf(p)}`);
+
+  it('declined with "ё" (отклонён), cancelled, not credited: review, not a credit (synthetic)', () => {
+    // Synthetic: the banks' own credit shapes (alfa.credit.push, vtb.credit.push) with a failure word.
+    const cases: Array<[string, string, MessageChannel]> = [
+      ['alfa', 'Входящий перевод 5 000 ₽ от Иван И. отклонён', 'push'],
+      ['alfa', 'Входящий перевод 5 000 ₽ от Иван И. отклонен', 'push'],
+      ['vtb', 'Зачисление 5 000 ₽ от Иван И. по СБП отменено', 'push'],
+      ['vtb', 'Зачисление 5 000 ₽ от Иван И. по СБП отменён', 'push'],
+      ['ozon', 'Перевод от Иван И. 5 000 ₽ не зачислен', 'sms'],
+      ['ozon', 'Перевод от Иван И. 5 000 ₽ не поступил: отмена операции', 'sms'],
+      ['ozon', 'Входящий перевод 5 000 ₽ от Иван И. возвращён отправителю', 'sms'],
+      ['ozon', 'Входящий перевод 5 000 ₽ от Иван И. приостановлен', 'sms'],
+    ];
+    for (const [code, text, channel] of cases) {
+      const parsed = read(code, text, channel);
+      assert.equal(doubtOf(parsed), 'no_movement', text);
+      assert.deepEqual(parsed.status === 'ambiguous' && parsed.amounts, ['5000'], text);
+    }
+  });
+
+  it('a Sberbank pull request ("запрос на перевод ... в другой банк") is never a credit (corpus sber-265)', () => {
+    // The body of corpus entry sber-265 (zenmoney/sms-formats, Sberbank's format files), as an SMS
+    // and as a push whose title does not carry the outgoing words.
+    const text = 'Поступил запрос на перевод 2900р из СберБанка в другой банк через СБП.';
+    for (const parsed of [read('sber', text), push('sber', text), push('sber', text, 'СберБанк Онлайн')])
+      assert.notEqual(kindOf(parsed), 'credit', JSON.stringify(parsed));
+    assert.equal(doubtOf(read('sber', text)), 'no_movement');
+    // Synthetic variants: a request to debit, a request to another bank.
+    for (const variant of [
+      'Поступил запрос на списание 2 900 ₽ от Иван И.',
+      'Поступил запрос от Иван И. на 2 900 ₽ в другой банк',
+    ])
+      assert.notEqual(kindOf(read('sber', variant)), 'credit', variant);
+  });
+
+  it('a refund or a cancelled purchase is not a payment to the holder (sber-302 varied, synthetic)', () => {
+    // Sberbank's push of corpus sber-302 ("+ 1 ₽ — Баланс: ... ║ Отмена покупки Магнит") with other
+    // titles and amounts: synthetic.
+    const text = '+ 1 500 ₽ — Баланс: 12 345,67 ₽ Счёт карты МИР •• 5848';
+    for (const title of ['Возврат Wildberries', 'Отмена операции', 'Отмена покупки Магнит']) {
+      const parsed = push('sber', text, title);
+      assert.notEqual(kindOf(parsed), 'credit', title);
+      assert.equal(parsed.status, 'ambiguous', title);
+    }
+    assert.equal(kindOf(push('sber', text, 'Перевод по СБП от ИВАН ИВАНОВИЧ И.')), 'credit');
+    assert.equal(doubtOf(read('ozon', 'Возврат 1 500 ₽ от WILDBERRIES')), 'no_movement');
+    // "покупки" is an outgoing word too: in review as both directions, as sber-302 is.
+    assert.equal(doubtOf(read('ozon', 'Возврат покупки 1 500 ₽ от OZON. Баланс 9 000 ₽')), 'both_directions');
+  });
+
+  it("failure words in the payer's comment do not touch a real credit", () => {
+    const parsed = read('sber', 'Перевод от Иван И. +5 000 ₽ Сообщение: возврат долга, отмена брони', 'push');
+    assert.equal(kindOf(parsed), 'credit');
+    assert.equal(amountOf(parsed), '5000');
+  });
+});

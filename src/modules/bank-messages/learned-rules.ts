@@ -44,7 +44,8 @@ function open(outcome: OwnReading, parts: MessageParts): boolean {
   if (outcome.status === 'parsed') return false;
   if (outcome.status === 'ambiguous' && outcome.doubt !== 'no_direction' && outcome.doubt !== 'two_amounts')
     return false;
-  if (parts.block || parts.noise === 'otp') return false;
+  // A text that says the operation was undone or only requested is never a credit, learned or not.
+  if (parts.block || parts.noise === 'otp' || parts.undone) return false;
   return parts.direction === 'in' || parts.direction === 'none';
 }
 

@@ -37,6 +37,12 @@ export interface MessageParts {
   time?: string;
   /** The text is the bank's own notice of a block or suspension (not a transfer's words). */
   block: boolean;
+  /**
+   * The text shows money coming in and an amount, but says the operation was declined, cancelled,
+   * returned, not credited or suspended, or only asks to confirm a transfer: never a credit, kept
+   * for an operator (docs/bank-messages.md "What the kinds mean": `other`).
+   */
+  undone?: true;
   /** What the text is when it moves no money; undefined when it shows a movement or an amount. */
   noise?: Noise;
 }
@@ -88,8 +94,9 @@ const OUTGOING: readonly RegExp[] = [
   /выдач[а-я]*/iu,
   /вы перевели|отправлен[а-я]* перевод|исходящ[а-я]*/iu,
   /(?:spisan|pokupka|oplata|snyatie|vydacha|perevod na)[a-z]*/iu,
-  // Money moved to the holder's own savings: a piggy bank, a deposit, a savings account.
-  /(?:пополнени[ея]|на|в) (?:сч[её]т )?(?:копилк|вклад|накопительн|сберегательн)/iu,
+  // Money moved to the holder's own savings: a piggy bank, a deposit, a savings account ("пополнение
+  // Копилки", "пополнить Копилку").
+  /(?:пополнени[ея]|пополнить|на|в) (?:сч[её]т )?(?:копилк|вклад|накопительн|сберегательн)/iu,
   /(?:^|[ .:;])(?:вклад|vklad)[а-яa-z]*/iu,
   // A loan or instalment repaid.
   /погаш[а-я]*|pogash[a-z]*/iu,
@@ -130,9 +137,32 @@ const PAID_BONUS =
 /** Words between a balance's label and an amount that make the amount the movement. */
 const GROWN = /увеличен|уменьшен|пополнил|uvelichen|popolnil/iu;
 
+/**
+ * `ё` read as `е` for the words that say an operation did not happen: banks write both (`отклонён`,
+ * `отклонен`), and the words below are written with `е` only. Only these checks read the folded
+ * text; amounts, endings and names are read from the text as it is.
+ */
+const foldYo = (text: string) => text.replace(/ё/g, 'е').replace(/Ё/g, 'Е');
+
 /** An operation that did not happen (or waits for the bank's call): no money moved. */
 const FAILED =
   /не удалось|не выполнен|отклонен|отказ(?:ано)? в|недостаточно средств|нужно доп(?:олнительное|\.)? ?подтверждение|otkaz|otklonen/iu;
+
+/**
+ * Words that undo a movement or show none yet: cancelled (`отмена`, `отменено`), returned or refunded
+ * (`возврат`, `возвращен`: money a merchant returns is not a payment to the holder), not credited or
+ * not received, suspended, and a request to confirm a transfer or a debit (Sberbank's "Поступил
+ * запрос на перевод 2900р из СберБанка в другой банк": the holder is asked to send money). Alone
+ * they decide nothing; with incoming evidence and an amount they make the text `undone`.
+ */
+const UNDONE = new RegExp(
+  [
+    'отмен[а-я]*|возврат[а-я]*|возвращ[а-я]*|не зачисл[а-я]*|не поступ[а-я]*|приостановлен[а-я]*',
+    'запрос[а-я]* на (?:перевод|списани|оплат)|запрос[а-я]*.{0,60}? в другой банк',
+    'otmen[a-z]*|vozvrat[a-z]*|ne zachislen[a-z]*|ne postup[a-z]*',
+  ].join('|'),
+  'iu',
+);
 
 const BLOCK =
   /(?:карт|сч[её]т|операци|доступ|karta|schet)[^.]{0,60}?(?:заблокирован|приостановлен|ограничен|zablokirovan|priostanovlen)|(?:115|161)-ФЗ/iu;
@@ -236,28 +266,37 @@ function noiseOf(body: string, hasAmount: boolean, hasBalance: boolean): Noise |
 /**
  * The parts of a normalised message. A block is the bank's own notice: its words in the body (not
  * the comment), with no incoming evidence and no money amount in the text (a transfer that carries
- * the words is a transfer). An operation that failed moved nothing (noise). Noise is named for a text with no direction (a code, an ad, a balance,
- * other info) and for one with a direction word but no amount (a code or an ad only).
+ * the words is a transfer). An operation that failed moved nothing (noise), unless the text shows
+ * money coming in and an amount: then it, like a cancelled, returned, not credited or requested one
+ * (`UNDONE`), is `undone` with no direction, for an operator (docs/bank-messages.md "What the kinds
+ * mean"; the project's rule: when unsure, never credit). Noise is named for a text with no direction
+ * (a code, an ad, a balance, other info) and for one with a direction word but no amount (a code or
+ * an ad only).
  */
 export function readParts(text: string, hints: DirectionHints = {}): MessageParts {
   const { body, comment } = splitComment(text);
   const { signs, ...money } = amountsOf(body);
-  const failed = FAILED.test(body);
-  const direction = failed ? 'none' : directionOf(body, hints, signs);
+  const hasAmount = money.amounts.length > 0;
+  const words = foldYo(body);
+  const failed = FAILED.test(words);
+  const moved = directionOf(body, hints, signs);
+  // Incoming words with an amount next to words that undo them: a payer may say they paid.
+  const undone = (failed || UNDONE.test(words)) && moved === 'in' && hasAmount;
+  const direction = failed || undone ? 'none' : moved;
   const mask = maskOf(body);
   const payer = direction === 'in' ? PAYER.exec(body)?.groups?.payer?.trim() : undefined;
   const time = TIME.exec(body)?.groups?.time;
-  const block = BLOCK.test(body) && direction !== 'in' && direction !== 'both' && money.amounts.length === 0;
-  const hasAmount = money.amounts.length > 0;
-  const noise = block
-    ? undefined
-    : failed
-      ? 'info'
-      : direction === 'none'
-        ? noiseOf(body, hasAmount, !!money.balance)
-        : hasAmount
-          ? undefined
-          : codeOrAd(body);
+  const block = BLOCK.test(body) && direction !== 'in' && direction !== 'both' && !hasAmount;
+  const noise =
+    block || undone
+      ? undefined
+      : failed
+        ? 'info'
+        : direction === 'none'
+          ? noiseOf(body, hasAmount, !!money.balance)
+          : hasAmount
+            ? undefined
+            : codeOrAd(body);
   return {
     body,
     ...(comment ? { comment } : {}),
@@ -267,6 +306,7 @@ export function readParts(text: string, hints: DirectionHints = {}): MessagePart
     ...(payer ? { payer } : {}),
     ...(time ? { time } : {}),
     block,
+    ...(undone ? { undone: true as const } : {}),
     ...(noise ? { noise } : {}),
   };
 }

@@ -63,11 +63,15 @@ function oneScript(word: string): string {
 const ROUBLE =
   /(?<=\d) ?(?:₽|\((?:RUB|RUR)\)|руб(?:л(?:ей|я|ь))?\.?|р\.?|RUB|RUR|rub\.?|r\.?)(?![A-Za-z\u0400-\u04FF])/giu;
 
-/** Thousands separators inside an amount (`1 500`, `1,500.00`, `1'500`) joined, decimals kept. */
-const SPACED_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:[ '](\d{3}))+)(?=[.,]\d{1,2}(?!\d)|(?!\d))/g;
+/**
+ * Thousands separators inside an amount (`1 500`, `1,500.00`, `1'500`) joined, decimals kept. The
+ * first group never follows `<digit>:`: that is a time's minutes (`Зачисление 14:22 500 р` is
+ * 14:22 and 500, not 22500), while a label's colon (`Summa:1 500`) still joins.
+ */
+const SPACED_THOUSANDS = /(?<![\d.,]|\d:)(\d{1,3})((?:[ '](\d{3}))+)(?=[.,]\d{1,2}(?!\d)|(?!\d))/g;
 
-/** `1,500.00` (comma thousands with a dot decimal) becomes `1500.00`. */
-const COMMA_THOUSANDS = /(?<![\d.,])(\d{1,3})((?:,\d{3})+)(?=\.\d{1,2}(?!\d))/g;
+/** `1,500.00` (comma thousands with a dot decimal) becomes `1500.00`; never after a time's colon. */
+const COMMA_THOUSANDS = /(?<![\d.,]|\d:)(\d{1,3})((?:,\d{3})+)(?=\.\d{1,2}(?!\d))/g;
 
 /**
  * Returns the text with one kind of space (single spaces, trimmed), one hyphen, one script in

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { BANK_FORMATS, bankFormat } from './bank-formats.js';
 import type { BankFormat } from './bank-rule.js';
+import { normaliseMessage } from './normalise.js';
 import { banksOfSource, parseBankMessage } from './parse-message.js';
 
 const bank = (code: string) => bankFormat(code) as BankFormat;
@@ -126,5 +127,16 @@ describe('banksOfSource', () => {
     );
     assert.deepEqual(banksOfSource(BANK_FORMATS, 'sms', '+79001234567'), []);
     assert.deepEqual(banksOfSource(BANK_FORMATS, 'push', 'ru.sberbankmobile.fake'), []);
+  });
+});
+
+describe('normalisation never glues a time to an amount', () => {
+  it('"14:22 500 р" is the time 14:22 and the amount 500, not 22500 (synthetic)', () => {
+    const parsed = sms('sber', 'Зачисление 14:22 500 р');
+    assert.equal(parsed.status === 'parsed' && parsed.fields.amount, '500');
+    assert.equal(parsed.status === 'parsed' && parsed.fields.time, '14:22');
+    assert.equal(normaliseMessage('Зачисление 14:22 500 р'), 'Зачисление 14:22 500₽');
+    assert.equal(normaliseMessage('12:35:40 1 500 р'), '12:35:40 1500₽');
+    assert.equal(normaliseMessage('Summa:1 500 р'), 'Summa:1500₽');
   });
 });

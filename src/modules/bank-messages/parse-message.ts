@@ -20,7 +20,12 @@ export type Doubt =
   /** It shows evidence of money coming in and going out. */
   | 'both_directions'
   /** It shows two movement amounts (or the rule's amount is not the one the text shows). */
-  | 'two_amounts';
+  | 'two_amounts'
+  /**
+   * It shows money coming in and an amount but says the operation was declined, cancelled,
+   * returned, not credited or suspended, or only requested (message-parts.ts `undone`).
+   */
+  | 'no_movement';
 
 /** The outcome of reading one message. */
 export type ParsedMessage =
@@ -95,6 +100,7 @@ function checkCredit(match: Match, parts: MessageParts): ParsedMessage {
     ruleIds: [match.ruleId],
     doubt,
   });
+  if (parts.undone) return ambiguous('no_movement');
   const doubt = doubtOf(parts);
   if (doubt) return ambiguous(doubt);
   if (parts.direction !== 'in')
@@ -115,6 +121,7 @@ function readByParts(parts: MessageParts): ParsedMessage {
       ruleId: `generic.${parts.noise}`,
       fields: {},
     };
+  if (parts.undone) return { status: 'ambiguous', ruleIds: [], doubt: 'no_movement' };
   const doubt = doubtOf(parts);
   if (parts.direction === 'out' && parts.amounts.length > 0)
     return { status: 'parsed', kind: 'debit', ruleId: 'generic.debit', fields };
@@ -174,13 +181,17 @@ export function parseBankMessage(
     if (outcome.status === 'parsed' && !movedNothing) break;
   }
   if (outcome.status !== 'parsed' || outcome.kind !== 'credit' || !message.title) return outcome;
-  // A credit read from the text alone must not be contradicted by its title ("Списание").
+  // A credit read from the text alone must not be contradicted by its title ("Списание"), nor
+  // undone by it ("Возврат Wildberries", "Отмена операции": docs/bank-messages.md, refunds are `other`).
   const whole = readParts(
     normaliseMessage(`${message.title} ${message.text}`.slice(0, MAX_TEXT)),
     format.direction,
   );
-  if (whole.direction !== 'in')
-    return { status: 'ambiguous', ruleIds: [outcome.ruleId], doubt: 'both_directions' };
+  if (whole.direction !== 'in') {
+    const doubt: Doubt = whole.undone ? 'no_movement' : 'both_directions';
+    const amounts = whole.amounts.length > 0 ? { amounts: whole.amounts } : {};
+    return { status: 'ambiguous', ruleIds: [outcome.ruleId], doubt, ...amounts };
+  }
   // The ending may be in the title only ("Пришел перевод на счет *6074").
   return outcome.fields.mask || !whole.mask
     ? outcome

@@ -5,6 +5,7 @@ import { bankFormat, parseBankMessage } from '../../modules/bank-messages/index.
 import {
   type CreditContext,
   decideCredit,
+  LATE_PAYER_MINUTES,
   type OrderOnRequisite,
   textTimeAgrees,
 } from './credit-matching.js';
@@ -117,6 +118,39 @@ describe('decideCredit: a credit confirms one order only when every rule holds (
       action: 'review',
       reason: 'late',
       orderId: 'lux-1',
+    });
+  });
+
+  it('a pending order of the amount beside an expired one of the same amount (late window): review late, never confirm', () => {
+    // Synthetic: order A (lux-a) expired unpaid 20 minutes ago; B (lux-1) later got the same amount.
+    // A's payer paying late and B's payer paying read the same: an operator decides.
+    const a = order({
+      id: 'lux-a',
+      status: 'expired',
+      createdAt: new Date(AT.getTime() - 40 * 60_000),
+      expiresAt: new Date(AT.getTime() - 20 * 60_000),
+    });
+    for (const orders of [
+      [order(), a],
+      [a, order()],
+    ])
+      assert.deepEqual(decideCredit(ctx({ orders })), { action: 'review', reason: 'late', orderId: 'lux-a' });
+    assert.equal(decideCredit(ctx({ orders: [order()] })).action, 'confirm');
+  });
+
+  it('an order of the amount that expired more than LATE_PAYER_MINUTES before the credit does not hold a pending one back', () => {
+    // Synthetic: A's deadline passed 61 minutes before the credit; B is pending with the same amount.
+    const a = order({
+      id: 'lux-a',
+      status: 'expired',
+      createdAt: new Date(AT.getTime() - (LATE_PAYER_MINUTES + 21) * 60_000),
+      expiresAt: new Date(AT.getTime() - (LATE_PAYER_MINUTES + 1) * 60_000),
+    });
+    assert.equal(decideCredit(ctx({ orders: [order(), a] })).action, 'confirm');
+    assert.deepEqual(decideCredit(ctx({ orders: [a] })), {
+      action: 'review',
+      reason: 'late',
+      orderId: 'lux-a',
     });
   });
 

@@ -10,6 +10,13 @@ import type { MessageFields, ParsedMessage } from '../../modules/bank-messages/i
 export const CLOCK_SKEW_SECONDS = 120;
 /** How far a time in the message's text may be from the phone's receive time, in minutes. */
 export const TEXT_TIME_TOLERANCE_MINUTES = 5;
+/**
+ * How long after an expired order's deadline a credit of its amount is taken as possibly its payer's,
+ * in minutes: within it, a pending order of the same amount on the requisite is not confirmed.
+ * Late payers pay within minutes of the timer; past an hour the credit is the pending order's, and a
+ * payer later still is found through appeals.
+ */
+export const LATE_PAYER_MINUTES = 60;
 /** The banks' clock (message texts show Moscow time). */
 const BANK_TIME_ZONE = 'Europe/Moscow';
 
@@ -112,10 +119,15 @@ export function textTimeAgrees(fields: MessageFields, receivedAt: Date): boolean
 }
 
 /**
- * The decision for one message (rules in the order the issue lists them): parsed by a credit rule,
- * an allowlisted source, the bound device, a known mask, the text's time, then exactly one order
- * whose payable amount equals the credited amount exactly and whose life (with a 2-minute margin)
- * holds the receive time. A block from an allowlisted source pauses the requisite.
+ * The decision for one message (docs/decisions.md section 24, in this order): parsed by a credit
+ * rule, an allowlisted source, the bound device, a known mask, the text's time, then exactly one
+ * order whose payable amount equals the credited amount exactly and whose life (with a 2-minute
+ * margin) holds the receive time. A block from an allowlisted source pauses the requisite.
+ * An order of that amount on the requisite whose deadline passed less than LATE_PAYER_MINUTES
+ * before the credit keeps a pending one from being confirmed: the credit may be the expired
+ * order's payer paying late, so it is a `late` review naming the expired order (README "Devices
+ * and the review queue"; when unsure, never credit). With no pending order, any expired one of the
+ * last day (`orders` holds those) makes it a `late` review.
  */
 export function decideCredit(ctx: CreditContext): CreditDecision {
   const { parsed } = ctx;
@@ -138,12 +150,12 @@ export function decideCredit(ctx: CreditContext): CreditDecision {
   const pending = sameAmount.filter((o) => o.status === 'pending');
   if (pending.length > 1) return { action: 'review', reason: 'several_orders' };
   const [order] = pending;
-  if (!order) {
-    const late = sameAmount.find((o) => o.status === 'expired');
-    return late
-      ? { action: 'review', reason: 'late', orderId: late.id }
-      : { action: 'review', reason: 'no_order' };
-  }
+  const expired = sameAmount.filter((o) => o.status === 'expired');
+  const late = order
+    ? expired.find((o) => at <= o.expiresAt.getTime() + LATE_PAYER_MINUTES * 60_000)
+    : expired[0];
+  if (late) return { action: 'review', reason: 'late', orderId: late.id };
+  if (!order) return { action: 'review', reason: 'no_order' };
   if (at < order.createdAt.getTime() - margin || at > order.expiresAt.getTime() + margin) {
     return { action: 'review', reason: 'outside_life', orderId: order.id };
   }

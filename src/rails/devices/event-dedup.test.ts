@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { nearKeys, type ReadCredit, sameTransfer, transportKey } from './event-dedup.js';
+import {
+  CHANNEL_DOUBT_SECONDS,
+  nearKeys,
+  type ReadCredit,
+  sameTransfer,
+  transportKey,
+} from './event-dedup.js';
 
 const AT = new Date('2026-11-24T07:15:07.250Z');
 const event = {
@@ -69,5 +75,16 @@ describe('sameTransfer (channel de-duplication)', () => {
     assert.equal(sameTransfer(sms, { ...push, fields: { ...push.fields, payer: 'Пётр С.' } }), false);
     assert.equal(sameTransfer(sms, { ...push, fields: { ...push.fields, balance: '9999' } }), false);
     assert.equal(sameTransfer(sms, { ...push, receivedAt: new Date(AT.getTime() + 121_000) }), false);
+  });
+
+  it('past 120 s and within the 5-minute text tolerance, the other channel may still be the same transfer', () => {
+    const later = { ...push, receivedAt: new Date(AT.getTime() + 150_000) };
+    assert.equal(CHANNEL_DOUBT_SECONDS, 300);
+    assert.equal(sameTransfer(sms, later, CHANNEL_DOUBT_SECONDS), true);
+    assert.equal(
+      sameTransfer(sms, { ...later, receivedAt: new Date(AT.getTime() + 301_000) }, CHANNEL_DOUBT_SECONDS),
+      false,
+    );
+    assert.equal(sameTransfer(sms, { ...later, channel: 'sms' }, CHANNEL_DOUBT_SECONDS), false);
   });
 });

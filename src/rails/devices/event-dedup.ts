@@ -6,7 +6,9 @@
  *   event ids and receive times a second or so apart, so the key is our own hash of device,
  *   channel, source and normalised text, with the minute; reports within 60 s are one message.
  * - Channel: the SMS and the push notification of one transfer are one credit; two messages of the
- *   same channel never are (they may be two real payments of the same amount).
+ *   same channel never are (they may be two real payments of the same amount). The other channel's
+ *   message may arrive later than the pairing window: within the text time tolerance it may still
+ *   be the same transfer (`CHANNEL_DOUBT_SECONDS`), so it confirms nothing by itself.
  */
 import { createHash } from 'node:crypto';
 import { money } from '../../lib/money.js';
@@ -15,9 +17,17 @@ import {
   type MessageFields,
   normaliseMessage,
 } from '../../modules/bank-messages/index.js';
+import { TEXT_TIME_TOLERANCE_MINUTES } from './credit-matching.js';
 
 /** How close in time the SMS and the push of one transfer arrive, in seconds. */
 export const CHANNEL_PAIR_SECONDS = 120;
+
+/**
+ * How far apart the SMS and the push of one transfer may still be, in seconds: the tolerance a
+ * text's own time has (credit-matching.ts). Past the pairing window and within this one, a credit
+ * that agrees with the other channel's in everything but time is neither paired nor credited.
+ */
+export const CHANNEL_DOUBT_SECONDS = TEXT_TIME_TOLERANCE_MINUTES * 60;
 
 /** How close in time two reports of one message are (two apps on the phone, an app's retry), in seconds. */
 export const SAME_MESSAGE_SECONDS = 60;
@@ -75,13 +85,14 @@ const payerKey = (payer: string) => (payer.split(' ')[0] ?? '').toLowerCase();
 
 /**
  * Whether `b` is the other channel's message of the same transfer as `a`: SMS with push, same
- * requisite, same amount, within 120 s, and the balance and the payer equal where both show them.
+ * requisite, same amount, within `seconds` (120 s: paired), and the balance and the payer equal
+ * where both show them. With `CHANNEL_DOUBT_SECONDS` it tells whether `b` may be that message.
  */
-export function sameTransfer(a: ReadCredit, b: ReadCredit): boolean {
+export function sameTransfer(a: ReadCredit, b: ReadCredit, seconds: number = CHANNEL_PAIR_SECONDS): boolean {
   if (a.channel === b.channel || a.requisiteId !== b.requisiteId) return false;
   if (!a.fields.amount || !b.fields.amount || !money(a.fields.amount).equals(money(b.fields.amount)))
     return false;
-  if (Math.abs(a.receivedAt.getTime() - b.receivedAt.getTime()) > CHANNEL_PAIR_SECONDS * 1000) return false;
+  if (Math.abs(a.receivedAt.getTime() - b.receivedAt.getTime()) > seconds * 1000) return false;
   if (a.fields.balance && b.fields.balance && !money(a.fields.balance).equals(money(b.fields.balance)))
     return false;
   if (a.fields.payer && b.fields.payer && payerKey(a.fields.payer) !== payerKey(b.fields.payer)) return false;

@@ -115,6 +115,37 @@ describe('decideMessage: every outcome of a phone message from its facts', () =>
     assert.equal(decideMessage(facts({ recentCredits: sameChannel })).action, 'confirm');
   });
 
+  it('the other channel of a credit read 2-5 minutes before may be the same transfer: review, never a second order', () => {
+    // Synthetic: the push of a 1501 transfer confirmed order lux-a 150 s before this SMS; lux-1 is a
+    // newer pending order of the same amount. The SMS may be that push's transfer: never lux-1's
+    // payment on its own.
+    const push = {
+      id: 'e-push',
+      orderId: 'lux-a',
+      channel: 'push' as const,
+      requisiteId: 'r1',
+      receivedAt: new Date(AT.getTime() - 150_000),
+      fields: { amount: '1501' },
+    };
+    assert.deepEqual(decideMessage(facts({ recentCredits: [push] })), {
+      action: 'review',
+      reason: 'several_orders',
+      orderId: 'lux-1',
+    });
+    const later = { ...push, receivedAt: new Date(AT.getTime() + 290_000) };
+    assert.equal(decideMessage(facts({ recentCredits: [later] })).action, 'review');
+    // More than 5 minutes apart, another payer or balance, or the same channel: another payment.
+    for (const other of [
+      { ...push, receivedAt: new Date(AT.getTime() - 301_000) },
+      { ...push, fields: { amount: '1501', payer: 'Пётр С.' } },
+      { ...push, fields: { amount: '1501', balance: '9999' } },
+      { ...push, channel: 'sms' as const },
+      // The push waits in review for this very order (needs_operator): the SMS pays it once.
+      { ...push, orderId: 'lux-1' },
+    ])
+      assert.equal(decideMessage(facts({ recentCredits: [other] })).action, 'confirm', JSON.stringify(other));
+  });
+
   it("a message that is nobody's bank's is private; a credit in another currency is reviewed", () => {
     assert.deepEqual(decideMessage(facts({ bankKnown: false })), { action: 'private' });
     const usd = { id: 'r1', currency: 'USD', blocked: false, masks: ['1234'] };

@@ -11,7 +11,7 @@ import {
   type OrderOnRequisite,
   type ReviewReason,
 } from './credit-matching.js';
-import { type ReadCredit, sameTransfer } from './event-dedup.js';
+import { CHANNEL_DOUBT_SECONDS, type ReadCredit, sameTransfer } from './event-dedup.js';
 
 /** Everything the decision reads. */
 export interface MessageFacts {
@@ -31,7 +31,10 @@ export interface MessageFacts {
   needsOperator: boolean;
   /** Pending and recently expired orders of the requisite of the credited amount. */
   orders: readonly OrderOnRequisite[];
-  /** Credits of the requisite read around the same time (pairing the SMS and the push of one transfer). */
+  /**
+   * Credits of the requisite read within `CHANNEL_DOUBT_SECONDS` of this one (pairing the SMS and
+   * the push of one transfer, and doubting a second order for it).
+   */
   recentCredits: ReadonlyArray<ReadCredit & { id: string; orderId: string | null }>;
 }
 
@@ -51,6 +54,8 @@ export function doubtReason(parsed: ParsedMessage): ReviewReason {
     no_direction: 'no_direction',
     both_directions: 'both_directions',
     two_amounts: 'two_amounts',
+    // Declined, cancelled, returned or only requested: no movement the text vouches for.
+    no_movement: 'no_direction',
   };
   return reasons[parsed.doubt];
 }
@@ -86,23 +91,39 @@ export function decideMessage(facts: MessageFacts): MessageOutcome {
     receivedAt: facts.receivedAt,
     fields: parsed.fields,
   };
-  return (
-    pairOf(facts, mine) ??
-    decideCredit({
-      parsed,
-      receivedAt: facts.receivedAt,
-      sourceAllowed: true,
-      deviceBound: true,
-      requisiteBlocked: requisite.blocked,
-      needsOperator: facts.needsOperator,
-      requisiteMasks: requisite.masks,
-      orders: facts.orders,
-    })
-  );
+  const paired = pairOf(facts, mine);
+  if (paired) return paired;
+  const decision = decideCredit({
+    parsed,
+    receivedAt: facts.receivedAt,
+    sourceAllowed: true,
+    deviceBound: true,
+    requisiteBlocked: requisite.blocked,
+    needsOperator: facts.needsOperator,
+    requisiteMasks: requisite.masks,
+    orders: facts.orders,
+  });
+  return echoOf(facts, mine, decision);
 }
 
 /** The other channel's message of the same transfer among the recent credits, as an outcome. */
 function pairOf(facts: MessageFacts, mine: ReadCredit): MessageOutcome | undefined {
   const pair = facts.recentCredits.find((r) => sameTransfer(r, mine));
   return pair ? { action: 'paired', eventId: pair.id, orderId: pair.orderId } : undefined;
+}
+
+/**
+ * A confirmation held back when the other channel's credit of the same amount was read on the
+ * requisite past the pairing window but within `CHANNEL_DOUBT_SECONDS` (event-dedup.ts): the SMS of
+ * a transfer whose push already paid order A may come minutes later, when order B holds the same
+ * amount. It goes to review as `several_orders` naming the order it would have paid (README
+ * "Devices and the review queue"); two messages of one channel are two payments, as before. A
+ * credit waiting in review for that very order is no doubt: both would pay the one order.
+ */
+function echoOf(facts: MessageFacts, mine: ReadCredit, decision: CreditDecision): MessageOutcome {
+  if (decision.action !== 'confirm') return decision;
+  const echo = facts.recentCredits.some(
+    (r) => r.orderId !== decision.orderId && sameTransfer(r, mine, CHANNEL_DOUBT_SECONDS),
+  );
+  return echo ? { action: 'review', reason: 'several_orders', orderId: decision.orderId } : decision;
 }

@@ -28,7 +28,7 @@ import {
   updateEvent,
 } from './devices-repository.js';
 import {
-  CHANNEL_PAIR_SECONDS,
+  CHANNEL_DOUBT_SECONDS,
   contentKey,
   nearKeys,
   SAME_MESSAGE_SECONDS,
@@ -268,7 +268,8 @@ async function gatherFacts(
     { requisiteId: requisite.id, currency: requisite.currency, amount: money(amount) },
     new Date(now.getTime() - LATE_WINDOW_MS),
   );
-  const recent = await recentCredits(tx, requisite.id, event.receivedAt, CHANNEL_PAIR_SECONDS, event.id);
+  // Wider than the pairing window: a later report of the same transfer is doubted, not credited.
+  const recent = await recentCredits(tx, requisite.id, event.receivedAt, CHANNEL_DOUBT_SECONDS, event.id);
   const facts = {
     ...base,
     orders: orders.map((o) => ({

@@ -33,11 +33,12 @@ export interface MessageRoute {
 
 /**
  * Whether a text from a sender no bank lists is kept as a bank's (for review as `unknown_source`):
- * a credit, a block, or money whose reading is in doubt. Anything else is a private message.
+ * a credit, a block, or money whose reading is in doubt. Anything else (also a text that names no
+ * direction or no movement) is a private message.
  */
 function mayBeMoney(parsed: ParsedMessage): boolean {
   if (parsed.status === 'parsed') return parsed.kind === 'credit' || parsed.kind === 'block';
-  return parsed.status === 'ambiguous' && parsed.doubt !== 'no_direction';
+  return parsed.status === 'ambiguous' && parsed.doubt !== 'no_direction' && parsed.doubt !== 'no_movement';
 }
 
 /**

@@ -43,6 +43,12 @@ export interface MessageParts {
    * for an operator (docs/bank-messages.md "What the kinds mean": `other`).
    */
   undone?: true;
+  /**
+   * Money in that is the bank's or the holder's own (interest, cashback, a benefit or pension, money
+   * from the holder's deposit): read as a credit, never a payer's transfer (docs/decisions.md
+   * section 58).
+   */
+  bankOwn?: true;
   /** What the text is when it moves no money; undefined when it shows a movement or an amount. */
   noise?: Noise;
 }
@@ -108,7 +114,11 @@ const OUTGOING: readonly RegExp[] = [
  * or a benefit paid. They count as incoming evidence and are taken out before outgoing words are
  * looked for, as a bank's own incoming words are.
  */
-const INCOMING_PHRASES: readonly RegExp[] = [
+/**
+ * The bank's own money and the holder's own: interest, a deposit's money, cashback, a benefit or
+ * pension. Money in, but never a payer's transfer (docs/decisions.md section 58).
+ */
+const BANK_OWN_PHRASES: readonly RegExp[] = [
   // Interest paid to the holder; interest charged on a loan or a debt is not ("начислены проценты по
   // кредиту").
   /(?:выплат[а-я]*|перечислени[а-я]*|начислен[а-я]*|выплачен[а-я]*|зачислил[а-я]*|капитализаци[а-я]*) (?:на )?процент[а-я]*(?: (?:по|на) вклад[а-я]*)?(?![^.]{0,40}(?:кредит|займ|долг|задолж|просроч))/iu,
@@ -116,6 +126,10 @@ const INCOMING_PHRASES: readonly RegExp[] = [
   /(?:зачисл|начисл)[а-я]*(?: [^ ]+){0,3}? на вклад[а-я]*/iu,
   /(?:зачислен|начислен|выплат)[а-я]* (?:[а-я]+ )?(?:кэшб|кешб|cashback)[а-яa-z]*/iu,
   /выплат[а-я]* (?:пособи|пенси|стипенди)[а-я]*|vyplata (?:posobi|pensi)[a-z]*/iu,
+];
+
+const INCOMING_PHRASES: readonly RegExp[] = [
+  ...BANK_OWN_PHRASES,
   // "Пришел перевод на счет *4848": the transfer came to the holder's account.
   /(?:приш[её]л|пришла|поступил[а-я]*) (?:перевод|зарплата|деньги)(?: на (?:сч[её]т|карту))?/iu,
 ];
@@ -125,10 +139,11 @@ const INCOMING_PHRASES: readonly RegExp[] = [
  * р.") and where money came from ("зачисление 10000р с Вашего вклада": the incoming evidence is
  * "зачисление"; "Перевод 5000р со вклада" alone shows none).
  */
-const NEUTRAL_PHRASES: readonly RegExp[] = [
-  /(?:сумма|summa) (?:вклада|vklada)/iu,
-  /(?:^|[ .,;])(?:с|со|из) (?:вашего |своего )?(?:вклада|накопительного сч[её]та)|so vklada/iu,
-];
+/** Money from the holder's own deposit or savings ("зачисление 10000р с Вашего вклада"). */
+const OWN_DEPOSIT =
+  /(?:^|[ .,;])(?:с|со|из) (?:вашего |своего )?(?:вклада|накопительного сч[её]та)|so vklada/iu;
+
+const NEUTRAL_PHRASES: readonly RegExp[] = [/(?:сумма|summa) (?:вклада|vklada)/iu, OWN_DEPOSIT];
 
 /** Words before a bonus's label that make the bonus paid money, the movement ("зачислен кэшбэк"). */
 const PAID_BONUS =
@@ -287,6 +302,8 @@ export function readParts(text: string, hints: DirectionHints = {}): MessagePart
   const payer = direction === 'in' ? PAYER.exec(body)?.groups?.payer?.trim() : undefined;
   const time = TIME.exec(body)?.groups?.time;
   const block = BLOCK.test(body) && direction !== 'in' && direction !== 'both' && !hasAmount;
+  const bankOwn =
+    direction === 'in' && (BANK_OWN_PHRASES.some((re) => re.test(body)) || OWN_DEPOSIT.test(body));
   const noise =
     block || undone
       ? undefined
@@ -307,6 +324,7 @@ export function readParts(text: string, hints: DirectionHints = {}): MessagePart
     ...(time ? { time } : {}),
     block,
     ...(undone ? { undone: true as const } : {}),
+    ...(bankOwn ? { bankOwn: true as const } : {}),
     ...(noise ? { noise } : {}),
   };
 }

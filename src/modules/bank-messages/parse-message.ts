@@ -29,7 +29,14 @@ export type Doubt =
 
 /** The outcome of reading one message. */
 export type ParsedMessage =
-  | { status: 'parsed'; kind: MessageKind; ruleId: string; fields: MessageFields }
+  | {
+      status: 'parsed';
+      kind: MessageKind;
+      ruleId: string;
+      fields: MessageFields;
+      /** A credit of the bank's or the holder's own money (MessageParts.bankOwn): never a payer's. */
+      bankOwn?: true;
+    }
   /** No rule of the bank matched and the parts show no movement nor noise: a new format for review. */
   | { status: 'unparsed' }
   /**
@@ -140,6 +147,8 @@ function readText(format: BankFormat, channel: MessageChannel, text: string): Pa
   // The one hook of the rules learned from the review queue (learned-rules.ts): after the bank's own.
   const learned = learnedReading(format.learned, channel, text, parts, own);
   const outcome: ParsedMessage = learned ? { status: 'parsed', kind: 'credit', ...learned } : own;
+  if (outcome.status === 'parsed' && outcome.kind === 'credit' && parts.bankOwn)
+    return { ...outcome, bankOwn: true };
   if (outcome.status !== 'ambiguous' || parts.amounts.length === 0) return outcome;
   return { ...outcome, amounts: parts.amounts };
 }

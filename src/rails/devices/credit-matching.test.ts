@@ -154,6 +154,26 @@ describe('decideCredit: a credit confirms one order only when every rule holds (
     });
   });
 
+  it("the bank's own money of a pending order's amount (a deposit's money, cashback) never confirms it: review", () => {
+    // Corpus sber-005 (money from the holder's deposit) and mts-043 (cashback paid), each with a
+    // pending order of exactly its amount on a requisite with its ending.
+    const deposit = parsedSms('VISA6168 09.12.17 19:07 зачисление 10000р с Вашего вклада. Баланс: 12682.45р');
+    const cashback = parseBankMessage(bankFormat('mts') as BankFormat, {
+      channel: 'sms',
+      text: 'Светлана Викторовна, на карту *4809 зачислен кэшбэк за предыдущую неделю: 54.23 RUR. Приятных выходных! Ваш МТС Банк',
+    });
+    for (const [parsed, amount, mask] of [
+      [deposit, '10000', '6168'],
+      [cashback, '54.23', '4809'],
+    ] as const) {
+      assert.equal(parsed.status === 'parsed' && parsed.kind, 'credit', 'still read as money in');
+      const decision = decideCredit(
+        ctx({ parsed, requisiteMasks: [mask], orders: [order({ payableAmount: amount })] }),
+      );
+      assert.deepEqual(decision, { action: 'review', reason: 'bank_own_money' });
+    }
+  });
+
   it('debits and one-time codes are ignored; a block pauses, from an unknown sender only alerts', () => {
     assert.deepEqual(decideCredit(ctx({ parsed: parsedSms('MIR-1234 10:15 Покупка 1501р PYATEROCHKA') })), {
       action: 'ignore',

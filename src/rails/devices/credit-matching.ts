@@ -78,6 +78,11 @@ export const REVIEW_REASONS = [
   'several_requisites',
   /** The credit's currency is not the requisite's. */
   'currency_mismatch',
+  /**
+   * Money in that is no payer's transfer: interest, cashback, a benefit or pension, the holder's own
+   * deposit (docs/decisions.md section 58); an order is never confirmed by it alone.
+   */
+  'bank_own_money',
   /** Raised by the service: an order expired while its requisite's device was stale or offline. */
   'expired_while_offline',
   /**
@@ -139,6 +144,7 @@ export function decideCredit(ctx: CreditContext): CreditDecision {
   if (!ctx.sourceAllowed) return { action: 'review', reason: 'unknown_source' };
   if (!ctx.deviceBound) return { action: 'review', reason: 'device_not_bound' };
   if (ctx.requisiteBlocked) return { action: 'review', reason: 'requisite_blocked' };
+  if (parsed.bankOwn) return { action: 'review', reason: 'bank_own_money' };
   const { fields } = parsed;
   if (fields.mask && !ctx.requisiteMasks.includes(fields.mask))
     return { action: 'review', reason: 'wrong_mask' };

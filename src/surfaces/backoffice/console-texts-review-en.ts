@@ -23,6 +23,8 @@ export const CONSOLE_REVIEW_EN = {
   review_no_requisite: 'The phone has no requisite at this bank.',
   review_several_requisites: 'The phone has several requisites at this bank and the text shows no ending.',
   review_currency_mismatch: "The credit's currency is not the requisite's.",
+  review_bank_own_money:
+    "Interest, cashback, a benefit or the holder's own deposit: money in, but no payer's transfer.",
   review_expired_while_offline: 'The order expired while its phone was silent: was it paid?',
   holderReportReceipt: "the holder's receipt",
   review_holder_report:

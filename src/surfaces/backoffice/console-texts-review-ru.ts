@@ -21,6 +21,8 @@ export const CONSOLE_REVIEW_RU = {
   review_no_requisite: 'У телефона нет реквизита в этом банке.',
   review_several_requisites: 'У телефона несколько реквизитов в этом банке, а в тексте нет окончания.',
   review_currency_mismatch: 'Валюта поступления не совпадает с валютой реквизита.',
+  review_bank_own_money:
+    'Проценты, кешбэк, пособие или собственный вклад держателя: деньги пришли, но это не перевод плательщика.',
   review_expired_while_offline: 'Заказ истёк, пока телефон молчал: была ли оплата?',
   holderReportReceipt: 'чек держателя',
   review_holder_report:

@@ -16,6 +16,28 @@ describe('parseBankMessage: the amount comes only from a credit rule (docs/decis
     assert.equal(parsed.status === 'parsed' && parsed.fields.balance, '99999');
   });
 
+  it("the bank's own money is a credit marked bankOwn, from the text or from a push's title alone", () => {
+    // Corpus sber-005 (money from the holder's deposit); the push is synthetic: a "+" amount whose
+    // title alone says it is interest.
+    const deposit = sms(
+      'sber',
+      'VISA6168 09.12.17 19:07 зачисление 10000р с Вашего вклада. Баланс: 12682.45р',
+    );
+    assert.equal(deposit.status === 'parsed' && deposit.kind === 'credit' && deposit.bankOwn, true);
+    const push = parseBankMessage(bank('sber'), {
+      channel: 'push',
+      title: 'Проценты по вкладу',
+      text: '+ 1 562,15 ₽ — Баланс: 12 345,67 ₽ Счёт карты МИР •• 5848',
+    });
+    assert.equal(
+      push.status === 'parsed' && push.kind === 'credit' && push.bankOwn,
+      true,
+      JSON.stringify(push),
+    );
+    const transfer = sms('sber', 'СЧЁТ1234 10:15 Перевод 750р от Анна К. Баланс: 99 999р');
+    assert.equal(transfer.status === 'parsed' && transfer.bankOwn, undefined);
+  });
+
   it('a purchase and an outgoing transfer are debits, not credits', () => {
     for (const [code, text] of [
       ['sber', 'MIR-4821 14:20 Покупка 1500р PYATEROCHKA Баланс: 3 050р'],

@@ -201,10 +201,12 @@ export function parseBankMessage(
     const amounts = whole.amounts.length > 0 ? { amounts: whole.amounts } : {};
     return { status: 'ambiguous', ruleIds: [outcome.ruleId], doubt, ...amounts };
   }
-  // The ending may be in the title only ("Пришел перевод на счет *6074").
+  // The ending may be in the title only ("Пришел перевод на счет *6074"), and so may the words that
+  // say the money is the bank's own ("Проценты по вкладу").
+  const own = whole.bankOwn ? { bankOwn: true as const } : {};
   return outcome.fields.mask || !whole.mask
-    ? outcome
-    : { ...outcome, fields: { ...outcome.fields, mask: whole.mask } };
+    ? { ...outcome, ...own }
+    : { ...outcome, ...own, fields: { ...outcome.fields, mask: whole.mask } };
 }
 
 /** The longest text read, in characters. */

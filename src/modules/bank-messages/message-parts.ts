@@ -109,12 +109,6 @@ const OUTGOING: readonly RegExp[] = [
 ];
 
 /**
- * Incoming phrases that carry a word which alone would read as outgoing ("вклад", "кэшбэк"): money
- * taken from the holder's deposit onto the card, a deposit's interest, a deposit credited, cashback
- * or a benefit paid. They count as incoming evidence and are taken out before outgoing words are
- * looked for, as a bank's own incoming words are.
- */
-/**
  * The bank's own money and the holder's own: interest, a deposit's money, cashback, a benefit or
  * pension. Money in, but never a payer's transfer (docs/decisions.md section 58).
  */
@@ -128,21 +122,27 @@ const BANK_OWN_PHRASES: readonly RegExp[] = [
   /выплат[а-я]* (?:пособи|пенси|стипенди)[а-я]*|vyplata (?:posobi|pensi)[a-z]*/iu,
 ];
 
+/**
+ * Incoming phrases that carry a word which alone would read as outgoing ("вклад", "кэшбэк"): money
+ * taken from the holder's deposit onto the card, a deposit's interest, a deposit credited, cashback
+ * or a benefit paid. They count as incoming evidence and are taken out before outgoing words are
+ * looked for, as a bank's own incoming words are.
+ */
 const INCOMING_PHRASES: readonly RegExp[] = [
   ...BANK_OWN_PHRASES,
   // "Пришел перевод на счет *4848": the transfer came to the holder's account.
   /(?:приш[её]л|пришла|поступил[а-я]*) (?:перевод|зарплата|деньги)(?: на (?:сч[её]т|карту))?/iu,
 ];
 
+/** Money from the holder's own deposit or savings ("зачисление 10000р с Вашего вклада"). */
+const OWN_DEPOSIT =
+  /(?:^|[ .,;])(?:с|со|из) (?:вашего |своего )?(?:вклада|накопительного сч[её]та)|so vklada/iu;
+
 /**
  * Words that name a deposit without saying which way money moved: its total ("Сумма вклада 894.09
  * р.") and where money came from ("зачисление 10000р с Вашего вклада": the incoming evidence is
  * "зачисление"; "Перевод 5000р со вклада" alone shows none).
  */
-/** Money from the holder's own deposit or savings ("зачисление 10000р с Вашего вклада"). */
-const OWN_DEPOSIT =
-  /(?:^|[ .,;])(?:с|со|из) (?:вашего |своего )?(?:вклада|накопительного сч[её]та)|so vklada/iu;
-
 const NEUTRAL_PHRASES: readonly RegExp[] = [/(?:сумма|summa) (?:вклада|vklada)/iu, OWN_DEPOSIT];
 
 /** Words before a bonus's label that make the bonus paid money, the movement ("зачислен кэшбэк"). */

@@ -218,18 +218,31 @@ async function settleAwaiting(deps: WatcherDeps, head: BlockRef, reorgedAbove: n
 }
 
 /**
- * Where an awaiting transfer is now. One the provider holds but that no longer pays what was seen
- * (TransferMismatchError) is held for review with the provider's words, so one doubtful transfer
- * neither gets credited nor stops the others' credits: `'held'`. Other provider errors fail the loop.
+ * Where a recorded transfer is now, or the TransferMismatchError of one the provider holds but that
+ * no longer pays what was seen (only that transfer is in doubt). Other provider errors fail the loop.
  */
-async function locateOrHold(deps: WatcherDeps, t: AwaitingTransfer): Promise<Location | 'held'> {
+async function locateOrMismatch(
+  deps: WatcherDeps,
+  t: AwaitingTransfer,
+): Promise<Location | TransferMismatchError> {
   try {
     return await deps.source.locate(transferOf(deps.settings, t));
   } catch (err) {
-    if (!(err instanceof TransferMismatchError)) throw err;
-    await deps.ledger.hold(t.id, `the provider no longer shows this payment as seen: ${err.message}`);
-    return 'held';
+    if (err instanceof TransferMismatchError) return err;
+    throw err;
   }
+}
+
+/**
+ * Where an awaiting transfer is now. One that no longer pays what was seen is held for review with
+ * the provider's words, so one doubtful transfer neither gets credited nor stops the others'
+ * credits: `'held'`.
+ */
+async function locateOrHold(deps: WatcherDeps, t: AwaitingTransfer): Promise<Location | 'held'> {
+  const where = await locateOrMismatch(deps, t);
+  if (!(where instanceof TransferMismatchError)) return where;
+  await deps.ledger.hold(t.id, `the provider no longer shows this payment as seen: ${where.message}`);
+  return 'held';
 }
 
 /**
@@ -249,18 +262,12 @@ async function vanish(deps: WatcherDeps, t: AwaitingTransfer): Promise<boolean> 
 }
 
 async function checkCreditedAbove(deps: WatcherDeps, height: number): Promise<void> {
-  const { ledger, source, settings } = deps;
+  const { ledger, settings } = deps;
   for (const t of await ledger.creditedAbove(settings.info.network, height)) {
-    let where: Location;
-    try {
-      where = await source.locate(transferOf(settings, t));
-    } catch (err) {
-      // After a reorg, a credited transfer that no longer pays what was seen is as gone as one the
-      // provider no longer knows: the same alert, never a reversal.
-      if (!(err instanceof TransferMismatchError)) throw err;
-      where = null;
-    }
-    if (where !== null && where !== 'unconfirmed') continue;
+    // After a reorg, a credited transfer that no longer pays what was seen is as gone as one the
+    // provider no longer knows: the same alert, never a reversal.
+    const where = await locateOrMismatch(deps, t);
+    if (where !== null && where !== 'unconfirmed' && !(where instanceof TransferMismatchError)) continue;
     const orderId = await ledger.flagReorgedAfterCredit(t.id);
     deps.events?.onAlert?.(settings.info.chain, 'reorged_after_credit', {
       tx_hash: t.txHash,

@@ -230,7 +230,10 @@ async function coinTransfers(
     // backends disagree, a reorg mid-scan) fails the scan, as on the token path: skipping it would
     // move the cursor past payments never seen.
     const b = await block(ctx, h, true);
-    if (!b) throw new ChainSourceError(`the node has no block ${h}, below its head ${to}: retried next loop`);
+    if (!b)
+      throw new ChainSourceError(
+        `the node has no block ${h}, at or below the head it gave: retried next loop`,
+      );
     for (const tx of b.transactions) {
       const address = tx.to ? byHex.get(tx.to) : undefined;
       if (!address || tx.value === 0n) continue;
